@@ -1,0 +1,620 @@
+//! Site configuration: `casebook.toml`.
+//!
+//! Parsed in two steps, like ripgrep's flags: `RawConfig` mirrors the file (serde,
+//! `deny_unknown_fields` so typos are errors), then `Config::resolve` validates it into the
+//! types the rest of the program trusts, including the case schema. The generator knows
+//! nothing about the Caesar archive in code: every case field comes from here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::{Diagnostic, Diagnostics, Error, Result, did_you_mean, line_col};
+
+pub const CONFIG_FILE: &str = "casebook.toml";
+
+/// Languages written right to left; everything else is left to right.
+const RTL_LANGUAGES: &[&str] = &[
+    "ar", "arc", "ckb", "dv", "fa", "he", "ps", "sd", "ug", "ur", "yi",
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    title: String,
+    #[serde(default)]
+    description: String,
+    base_url: Spanned<String>,
+    #[serde(default = "default_language")]
+    default_language: String,
+    #[serde(default)]
+    languages: Option<Spanned<Vec<String>>>,
+    #[serde(default = "default_theme")]
+    theme: String,
+    #[serde(default = "default_paginate_by")]
+    paginate_by: Spanned<i64>,
+    #[serde(default = "yes")]
+    minify: bool,
+    #[serde(default = "default_feed_limit")]
+    feed_limit: usize,
+    #[serde(default)]
+    cases: Option<RawCases>,
+    #[serde(default)]
+    extra: toml::Table,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCases {
+    section: Spanned<String>,
+    id_field: Spanned<String>,
+    #[serde(default)]
+    synthetic_field: Option<Spanned<String>>,
+    #[serde(default)]
+    fields: Vec<RawField>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawField {
+    name: Spanned<String>,
+    #[serde(rename = "type")]
+    kind: Spanned<String>,
+    #[serde(default)]
+    required: bool,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    facet: bool,
+    #[serde(default)]
+    facet_name: Option<Spanned<String>>,
+    #[serde(default)]
+    values: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    value_labels: BTreeMap<String, String>,
+}
+
+fn default_language() -> String {
+    "en".into()
+}
+fn default_theme() -> String {
+    "default".into()
+}
+fn default_paginate_by() -> Spanned<i64> {
+    Spanned::new(0..0, 20)
+}
+fn default_feed_limit() -> usize {
+    50
+}
+fn yes() -> bool {
+    true
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub root: PathBuf,
+    pub title: String,
+    pub description: String,
+    /// Always ends with `/`.
+    pub base_url: String,
+    pub default_language: String,
+    /// The default language first, then the others in the order given.
+    pub languages: Vec<Language>,
+    pub theme: String,
+    pub paginate_by: usize,
+    pub minify: bool,
+    pub feed_limit: usize,
+    pub cases: Option<CaseSchema>,
+    pub extra: toml::Table,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Language {
+    pub code: String,
+    /// `ltr` or `rtl`.
+    pub dir: &'static str,
+}
+
+/// The case collection: which section holds cases and what each case carries.
+#[derive(Debug, Clone)]
+pub struct CaseSchema {
+    /// The section folder below `content/`, e.g. `cases`.
+    pub section: String,
+    pub id_field: String,
+    /// A boolean field marking sample records that describe no real person; such cases are
+    /// labelled "synthetic" wherever they appear.
+    pub synthetic_field: Option<String>,
+    pub fields: Vec<FieldDef>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldType {
+    String,
+    Integer,
+    Date,
+    Boolean,
+    Enum,
+    /// A list of enum values.
+    List,
+}
+
+impl FieldType {
+    const NAMES: [&'static str; 6] = ["string", "integer", "date", "boolean", "enum", "list"];
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "string" => FieldType::String,
+            "integer" => FieldType::Integer,
+            "date" => FieldType::Date,
+            "boolean" => FieldType::Boolean,
+            "enum" => FieldType::Enum,
+            "list" => FieldType::List,
+            _ => return None,
+        })
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            FieldType::String => "a string",
+            FieldType::Integer => "an integer",
+            FieldType::Date => "a date (YYYY-MM-DD)",
+            FieldType::Boolean => "true or false",
+            FieldType::Enum => "one of the allowed values",
+            FieldType::List => "a list of allowed values",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FieldDef {
+    pub name: String,
+    pub kind: FieldType,
+    pub required: bool,
+    pub label: String,
+    pub description: Option<String>,
+    /// The URL segment of this field's facet pages (`/cases/<facet>/<value>/`), if it is a facet.
+    pub facet: Option<String>,
+    /// Allowed values for `enum` and `list`.
+    pub values: Vec<String>,
+    pub value_labels: BTreeMap<String, String>,
+}
+
+impl FieldDef {
+    /// The display label of a value: the configured label, else the value itself.
+    pub fn value_label<'a>(&'a self, value: &'a str) -> &'a str {
+        self.value_labels.get(value).map_or(value, String::as_str)
+    }
+}
+
+impl CaseSchema {
+    /// Whether a case is marked as a synthetic sample.
+    pub fn is_synthetic(&self, case: &crate::content::Case) -> bool {
+        self.synthetic_field.as_ref().is_some_and(|f| {
+            matches!(
+                case.values.get(f),
+                Some(crate::content::FieldValue::Bool(true))
+            )
+        })
+    }
+
+    pub fn field(&self, name: &str) -> Option<&FieldDef> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    pub fn facets(&self) -> impl Iterator<Item = (&FieldDef, &str)> {
+        self.fields
+            .iter()
+            .filter_map(|f| f.facet.as_deref().map(|facet| (f, facet)))
+    }
+}
+
+impl Config {
+    /// Reads `casebook.toml` under `root`.
+    pub fn load(root: &Path) -> Result<Config> {
+        let path = root.join(CONFIG_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::one(
+                    Diagnostic::new(&path, "no site configuration found")
+                        .hint("run `casebook init DIR` to create a site, or pass --root DIR"),
+                )
+            } else {
+                Error::io(&path, e)
+            }
+        })?;
+        Config::parse(&text, root, Path::new(CONFIG_FILE))
+    }
+
+    /// Parses and validates config text; `display_path` names the file in diagnostics.
+    pub fn parse(text: &str, root: &Path, display_path: &Path) -> Result<Config> {
+        let raw: RawConfig =
+            toml::from_str(text).map_err(|e| Error::one(toml_error(display_path, text, &e)))?;
+        resolve(raw, text, root, display_path)
+    }
+
+    /// Replaces `base_url` (from `--base-url`), with the same validation as the config key.
+    pub fn set_base_url(&mut self, url: &str) -> Result<()> {
+        self.base_url = normalize_base_url(url).map_err(|message| {
+            Error::one(Diagnostic::new("--base-url", message).hint(BASE_URL_HINT))
+        })?;
+        Ok(())
+    }
+
+    pub fn language(&self, code: &str) -> Option<&Language> {
+        self.languages.iter().find(|l| l.code == code)
+    }
+
+    /// `/` for the default language, `/ar/` for the others.
+    pub fn language_prefix(&self, lang: &str) -> String {
+        if lang == self.default_language {
+            "/".into()
+        } else {
+            format!("/{lang}/")
+        }
+    }
+
+    /// The absolute URL of a root-relative site path (`/cases/` -> `https://x.org/sub/cases/`).
+    pub fn permalink(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path.trim_start_matches('/'))
+    }
+
+    /// The path part of `base_url`, always starting and ending with `/`.
+    pub fn base_path(&self) -> String {
+        let after_scheme = self
+            .base_url
+            .split_once("://")
+            .map_or(self.base_url.as_str(), |(_, r)| r);
+        match after_scheme.find('/') {
+            Some(i) => after_scheme[i..].to_string(),
+            None => "/".into(),
+        }
+    }
+}
+
+/// Turns a toml/serde error into a located diagnostic, with "did you mean" for unknown keys.
+pub fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Diagnostic {
+    let (line, column) = e.span().map_or((0, 0), |s| line_col(text, s.start));
+    let message = e.message().trim().to_string();
+    let mut d = Diagnostic::new(path, message.clone()).at(line, column);
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        if let Some((wrong, expected)) = rest.split_once('`') {
+            let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            d.field = Some(wrong.to_string());
+            d.message = format!("unknown key `{wrong}`");
+            d.hint = did_you_mean(wrong, candidates.iter().copied())
+                .or_else(|| Some(format!("known keys: {}", candidates.join(", "))));
+        }
+    }
+    d
+}
+
+fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Config> {
+    let mut diags = Diagnostics::default();
+    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+
+    let base_url = normalize_base_url(raw.base_url.get_ref()).unwrap_or_else(|message| {
+        let (l, c) = at(raw.base_url.span());
+        diags.push(
+            Diagnostic::new(path, message)
+                .at(l, c)
+                .field("base_url")
+                .hint(BASE_URL_HINT),
+        );
+        String::new()
+    });
+
+    let mut codes = vec![raw.default_language.clone()];
+    if let Some(langs) = &raw.languages {
+        for code in langs.get_ref() {
+            if !is_language_code(code) {
+                let (l, c) = at(langs.span());
+                diags.push(
+                    Diagnostic::new(path, format!("`{code}` is not a language code"))
+                        .at(l, c)
+                        .field("languages")
+                        .hint("use lowercase ISO 639 codes such as \"en\" or \"ar\""),
+                );
+            } else if !codes.contains(code) {
+                codes.push(code.clone());
+            }
+        }
+    }
+    let languages = codes
+        .into_iter()
+        .map(|code| Language {
+            dir: if RTL_LANGUAGES.contains(&code.as_str()) {
+                "rtl"
+            } else {
+                "ltr"
+            },
+            code,
+        })
+        .collect();
+
+    let paginate_by = *raw.paginate_by.get_ref();
+    if paginate_by < 1 {
+        let (l, c) = at(raw.paginate_by.span());
+        diags.push(
+            Diagnostic::new(path, "must be at least 1")
+                .at(l, c)
+                .field("paginate_by"),
+        );
+    }
+
+    let cases = raw.cases.map(|c| resolve_cases(c, text, path, &mut diags));
+
+    diags.finish(Config {
+        root: root.to_path_buf(),
+        title: raw.title,
+        description: raw.description,
+        base_url,
+        default_language: raw.default_language,
+        languages,
+        theme: raw.theme,
+        paginate_by: paginate_by.max(1) as usize,
+        minify: raw.minify,
+        feed_limit: raw.feed_limit,
+        cases,
+        extra: raw.extra,
+    })
+}
+
+const BASE_URL_HINT: &str =
+    "write the address the site will be published at, e.g. \"https://example.org/caesar/\"";
+
+/// An absolute http(s) URL ending with `/`.
+fn normalize_base_url(url: &str) -> std::result::Result<String, String> {
+    let url = url.trim();
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| format!("`{url}` is not an absolute http(s) URL"))?;
+    if rest.is_empty() || rest.starts_with('/') || rest.contains(char::is_whitespace) {
+        return Err(format!("`{url}` has no host name"));
+    }
+    let mut url = url.to_string();
+    if !url.ends_with('/') {
+        url.push('/');
+    }
+    Ok(url)
+}
+
+fn is_language_code(code: &str) -> bool {
+    (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// Names that end up in URLs must be plain lowercase ASCII so links survive every host.
+pub fn is_url_safe(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics) -> CaseSchema {
+    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    let mut fields = Vec::new();
+    let mut seen_names = BTreeSet::new();
+    let mut seen_facets = BTreeSet::new();
+    for (i, f) in raw.fields.into_iter().enumerate() {
+        let name = f.name.get_ref().clone();
+        let key = |k: &str| format!("cases.fields[{i}].{k}");
+        if !seen_names.insert(name.clone()) {
+            let (l, c) = at(f.name.span());
+            diags.push(
+                Diagnostic::new(path, format!("field `{name}` is declared twice"))
+                    .at(l, c)
+                    .field(key("name")),
+            );
+        }
+        let kind = match FieldType::parse(f.kind.get_ref()) {
+            Some(k) => k,
+            None => {
+                let (l, c) = at(f.kind.span());
+                let wrong = f.kind.get_ref();
+                diags.push(
+                    Diagnostic::new(path, format!("unknown field type `{wrong}`"))
+                        .at(l, c)
+                        .field(key("type"))
+                        .hint(did_you_mean(wrong, FieldType::NAMES).unwrap_or_else(|| {
+                            format!("use one of: {}", FieldType::NAMES.join(", "))
+                        })),
+                );
+                FieldType::String
+            }
+        };
+        let values = f
+            .values
+            .as_ref()
+            .map(|v| v.get_ref().clone())
+            .unwrap_or_default();
+        if matches!(kind, FieldType::Enum | FieldType::List) {
+            if values.is_empty() {
+                let (l, c) = at(f.kind.span());
+                diags.push(
+                    Diagnostic::new(
+                        path,
+                        format!(
+                            "`{name}` is an {} field but lists no values",
+                            f.kind.get_ref()
+                        ),
+                    )
+                    .at(l, c)
+                    .field(key("values"))
+                    .hint("add values = [\"a\", \"b\"] with every allowed value"),
+                );
+            }
+            for v in &values {
+                if !is_url_safe(v) {
+                    let (l, c) = at(f.values.as_ref().map_or(f.kind.span(), |v| v.span()));
+                    diags.push(
+                        Diagnostic::new(path, format!("value `{v}` of `{name}` is not URL-safe"))
+                            .at(l, c)
+                            .field(key("values"))
+                            .hint("values appear in facet URLs: use lowercase letters, digits, `-` and `_`; put the display text in value_labels"),
+                    );
+                }
+            }
+        } else if let Some(v) = &f.values {
+            let (l, c) = at(v.span());
+            diags.push(
+                Diagnostic::new(
+                    path,
+                    format!(
+                        "only enum and list fields take values; `{name}` is {}",
+                        f.kind.get_ref()
+                    ),
+                )
+                .at(l, c)
+                .field(key("values")),
+            );
+        }
+        let facet = if f.facet || f.facet_name.is_some() {
+            let facet_name = f
+                .facet_name
+                .as_ref()
+                .map_or(name.clone(), |n| n.get_ref().clone());
+            let span = f.facet_name.as_ref().map_or(f.name.span(), |n| n.span());
+            if !is_url_safe(&facet_name) || facet_name == "page" {
+                let (l, c) = at(span.clone());
+                diags.push(
+                    Diagnostic::new(path, format!("facet name `{facet_name}` cannot be used in URLs"))
+                        .at(l, c)
+                        .field(key("facet_name"))
+                        .hint("use lowercase letters, digits, `-` and `_`; `page` is reserved for pagination"),
+                );
+            }
+            if !seen_facets.insert(facet_name.clone()) {
+                let (l, c) = at(span);
+                diags.push(
+                    Diagnostic::new(
+                        path,
+                        format!("two fields use the facet name `{facet_name}`"),
+                    )
+                    .at(l, c)
+                    .field(key("facet_name")),
+                );
+            }
+            Some(facet_name)
+        } else {
+            None
+        };
+        fields.push(FieldDef {
+            label: f.label.unwrap_or_else(|| name.replace('_', " ")),
+            name,
+            kind,
+            required: f.required,
+            description: f.description,
+            facet,
+            values,
+            value_labels: f.value_labels,
+        });
+    }
+    let id_field = raw.id_field.get_ref().clone();
+    match fields.iter().find(|f| f.name == id_field) {
+        Some(f) if f.kind == FieldType::String && f.required => {}
+        Some(_) => {
+            let (l, c) = at(raw.id_field.span());
+            diags.push(
+                Diagnostic::new(
+                    path,
+                    format!("the id field `{id_field}` must be a required string field"),
+                )
+                .at(l, c)
+                .field("cases.id_field")
+                .hint("declare it with type = \"string\" and required = true"),
+            );
+        }
+        None => {
+            let (l, c) = at(raw.id_field.span());
+            diags.push(
+                Diagnostic::new(path, format!("no field named `{id_field}` is declared"))
+                    .at(l, c)
+                    .field("cases.id_field")
+                    .maybe_hint(did_you_mean(
+                        &id_field,
+                        fields.iter().map(|f| f.name.as_str()),
+                    )),
+            );
+        }
+    }
+    let synthetic_field = raw.synthetic_field.map(|s| {
+        let name = s.get_ref().clone();
+        if !fields
+            .iter()
+            .any(|f| f.name == name && f.kind == FieldType::Boolean)
+        {
+            let (l, c) = at(s.span());
+            diags.push(
+                Diagnostic::new(path, format!("`{name}` must name a declared boolean field"))
+                    .at(l, c)
+                    .field("cases.synthetic_field")
+                    .hint("declare it in [[cases.fields]] with type = \"boolean\""),
+            );
+        }
+        name
+    });
+    let section = raw.section.get_ref().trim_matches('/').to_string();
+    CaseSchema {
+        section,
+        id_field,
+        synthetic_field,
+        fields,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config> {
+        Config::parse(text, Path::new("."), Path::new("casebook.toml"))
+    }
+
+    #[test]
+    fn minimal_config_gets_defaults() {
+        let c = parse("title = \"T\"\nbase_url = \"https://x.org/sub\"\n").unwrap();
+        assert_eq!(c.base_url, "https://x.org/sub/");
+        assert_eq!(c.base_path(), "/sub/");
+        assert_eq!(c.paginate_by, 20);
+        assert!(c.minify);
+        assert_eq!(c.languages[0].code, "en");
+    }
+
+    #[test]
+    fn unknown_key_is_located_with_a_hint() {
+        let err =
+            parse("title = \"T\"\nbase_url = \"https://x.org/\"\nminfy = false\n").unwrap_err();
+        let d = &err.diagnostics()[0];
+        assert_eq!(d.line, 3);
+        assert_eq!(d.field.as_deref(), Some("minfy"));
+        assert_eq!(d.hint.as_deref(), Some("did you mean `minify`?"));
+    }
+
+    #[test]
+    fn bad_field_type_is_reported_with_suggestion() {
+        let err = parse(
+            "title = \"T\"\nbase_url = \"https://x.org/\"\n[cases]\nsection = \"cases\"\nid_field = \"id\"\n[[cases.fields]]\nname = \"id\"\ntype = \"strng\"\nrequired = true\n",
+        )
+        .unwrap_err();
+        let d = &err.diagnostics()[0];
+        assert_eq!(
+            (d.line, d.field.as_deref()),
+            (8, Some("cases.fields[0].type"))
+        );
+        assert_eq!(d.hint.as_deref(), Some("did you mean `string`?"));
+    }
+
+    #[test]
+    fn arabic_is_right_to_left() {
+        let c =
+            parse("title = \"T\"\nbase_url = \"https://x.org/\"\nlanguages = [\"ar\"]\n").unwrap();
+        assert_eq!(c.language("ar").unwrap().dir, "rtl");
+        assert_eq!(c.language_prefix("ar"), "/ar/");
+    }
+}

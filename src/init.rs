@@ -1,0 +1,120 @@
+//! `casebook init DIR`: a minimal site that builds as it is (config with a small case
+//! schema, a home page, the case section and one synthetic case), using the built-in theme.
+
+use std::path::Path;
+
+use crate::error::{Diagnostic, Error, Result};
+
+const FILES: &[(&str, &str)] = &[
+    (
+        "casebook.toml",
+        r#"# Site configuration. Every key is documented in casebook's README.
+title = "My archive"
+description = "A documentation archive built with casebook."
+base_url = "https://example.org/"
+default_language = "en"
+languages = ["en"]
+theme = "default"      # built in; put a copy in themes/default/ to change it
+paginate_by = 20
+minify = true
+
+# The case collection: which section holds case files, and the fields each case carries.
+[cases]
+section = "cases"
+id_field = "case_id"
+synthetic_field = "synthetic"
+
+[[cases.fields]]
+name = "case_id"
+type = "string"
+required = true
+label = "Case"
+
+[[cases.fields]]
+name = "recorded"
+type = "date"
+required = true
+label = "Date recorded"
+facet = true
+facet_name = "year"
+
+[[cases.fields]]
+name = "location"
+type = "enum"
+values = ["north", "south"]
+value_labels = { north = "Northern district", south = "Southern district" }
+required = true
+label = "Location"
+facet = true
+
+[[cases.fields]]
+name = "synthetic"
+type = "boolean"
+required = true
+label = "Synthetic sample"
+"#,
+    ),
+    (
+        "content/_index.md",
+        r#"+++
+title = "My archive"
+description = "What this archive documents and how to use it."
++++
+
+Describe the archive here. Browse the [cases](@/cases/_index.md).
+"#,
+    ),
+    (
+        "content/cases/_index.md",
+        r#"+++
+title = "Cases"
+description = "Every case record of the archive."
+weight = 1
++++
+
+Each case is a folder below `content/cases/` with an `index.md`.
+"#,
+    ),
+    (
+        "content/cases/example-0001/index.md",
+        r#"+++
+title = "Example case 0001 (synthetic)"
+case_id = "example-0001"
+recorded = 2012-05-14
+location = "north"
+synthetic = true
++++
+
+This is a synthetic example record; it does not describe a real person.
+"#,
+    ),
+];
+
+/// Writes the skeleton into `dir`, refusing to overwrite an existing site.
+pub fn init(dir: &Path) -> Result<Vec<String>> {
+    if dir.join("casebook.toml").exists() || dir.join("content").exists() {
+        return Err(Error::one(
+            Diagnostic::new(
+                dir,
+                "a site already exists here (casebook.toml or content/ found)",
+            )
+            .hint("choose an empty or new folder"),
+        ));
+    }
+    let mut written = Vec::new();
+    for (rel, text) in FILES {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+        written.push(rel.to_string());
+    }
+    let gitignore = dir.join(".gitignore");
+    if !gitignore.exists() {
+        std::fs::write(&gitignore, "/public\n/.casebook-cache\n")
+            .map_err(|e| Error::io(&gitignore, e))?;
+        written.push(".gitignore".into());
+    }
+    Ok(written)
+}

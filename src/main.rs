@@ -1,0 +1,130 @@
+//! The `casebook` command: parses arguments, calls the library, prints the outcome once and
+//! maps it to an exit code (0 success, 1 content or build errors, 2 usage errors).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+
+use casebook::{BuildOptions, Error};
+
+#[derive(Parser)]
+#[command(
+    name = "casebook",
+    version,
+    about = "Static archive site generator for evidence archives"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the site into DIR/public (or --output).
+    Build {
+        #[command(flatten)]
+        site: SiteArgs,
+        /// Write the site here instead of <root>/public.
+        #[arg(long, short, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Override base_url from casebook.toml (e.g. for a staging host).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Links name index.html so the site works opened straight from disk.
+        #[arg(long)]
+        portable: bool,
+    },
+    /// Validate everything and check internal links; writes nothing.
+    Check {
+        #[command(flatten)]
+        site: SiteArgs,
+    },
+    /// Create a minimal working site in DIR.
+    Init {
+        /// The folder to create the site in.
+        dir: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct SiteArgs {
+    /// The site folder (holding casebook.toml).
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    root: PathBuf,
+    /// Include pages marked draft = true.
+    #[arg(long)]
+    drafts: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let started = Instant::now();
+    let result = match cli.command {
+        Command::Build {
+            site,
+            output,
+            base_url,
+            portable,
+        } => casebook::build(&BuildOptions {
+            root: site.root,
+            output,
+            base_url,
+            drafts: site.drafts,
+            portable,
+        })
+        .map(|r| {
+            format!(
+                "built {} pages ({} cases, {} files) into {} in {:.2?}",
+                r.pages,
+                r.cases,
+                r.files,
+                r.output.display(),
+                started.elapsed()
+            )
+        }),
+        Command::Check { site } => casebook::check(&BuildOptions {
+            root: site.root,
+            drafts: site.drafts,
+            ..Default::default()
+        })
+        .map(|r| {
+            format!(
+                "ok: {} pages ({} cases) checked, no problems found",
+                r.pages, r.cases
+            )
+        }),
+        Command::Init { dir } => casebook::init::init(&dir).map(|files| {
+            format!(
+                "created a site in {} ({} files); build it with: casebook build --root {}",
+                dir.display(),
+                files.len(),
+                dir.display()
+            )
+        }),
+    };
+    match result {
+        Ok(summary) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            match &e {
+                Error::Diagnostics(_) => eprintln!("{e}"),
+                Error::Io { .. } => eprintln!("error: {e}"),
+            }
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The last stage: finishing HTML (links, minification) and writing the site atomically.
+//!
+//! Templates and markdown write root-relative links (`/cases/`). Here every such link is made
+//! relative to the page (`../../cases/`), so the same output works at a domain root, under any
+//! sub-path and, with `--portable`, straight from disk (`../../cases/index.html`). The build
+//! is written to a staging folder and swapped into place only when complete, so a failed
+//! build never destroys the last good site.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::error::{Diagnostic, Error, Result};
+
+/// One file of the built site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// Path relative to the output folder, `/`-separated (`cases/syn-0001/index.html`).
+    pub path: String,
+    pub data: Data,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Data {
+    Bytes(Vec<u8>),
+    /// Copied from a source file as it is (attachments, never images).
+    Copy(PathBuf),
+}
+
+impl Output {
+    pub fn bytes(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        Output {
+            path: path.into(),
+            data: Data::Bytes(bytes.into()),
+        }
+    }
+
+    /// The file's bytes, reading copied files from disk.
+    pub fn read(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+        match &self.data {
+            Data::Bytes(b) => Ok(b.as_slice().into()),
+            Data::Copy(p) => std::fs::read(p).map(Into::into),
+        }
+    }
+}
+
+/// The output file for a URL path: `/cases/` -> `cases/index.html`.
+pub fn file_for_url(url_path: &str) -> String {
+    let trimmed = url_path.trim_start_matches('/');
+    if trimmed.is_empty() || trimmed.ends_with('/') {
+        format!("{trimmed}index.html")
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// How root-relative links in a page are rewritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkMode<'a> {
+    /// Relative to the page: works at any host path.
+    Relative,
+    /// Relative, and directory links name `index.html`: works from `file://`.
+    Portable,
+    /// Prefixed with the site's base path; for pages served at unknown URLs (404.html).
+    Absolute(&'a str),
+}
+
+/// Attributes whose root-relative values are site links.
+const LINK_ATTRIBUTES: &[&str] = &["href", "src", "action", "poster", "data-root"];
+
+/// Rewrites every `attr="/..."` site link of a page served at `url_path`.
+pub fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> String {
+    let depth = url_path
+        .trim_matches('/')
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .count();
+    let up = "../".repeat(depth);
+    let mut out = String::with_capacity(html.len() + html.len() / 16);
+    let mut rest = html;
+    while let Some(i) = rest.find("=\"/") {
+        let (before, after) = rest.split_at(i);
+        let attr_start = before
+            .rfind(|c: char| c.is_whitespace())
+            .map_or(0, |j| j + 1);
+        let attr = &before[attr_start..];
+        out.push_str(before);
+        out.push_str("=\"");
+        let value_start = 2;
+        let value_end = after[value_start..]
+            .find('"')
+            .map_or(after.len(), |j| j + value_start);
+        let value = &after[value_start..value_end];
+        if LINK_ATTRIBUTES.contains(&attr) && !value.starts_with("//") {
+            out.push_str(&rewrite_one(value, &up, mode));
+        } else {
+            out.push_str(value);
+        }
+        rest = &after[value_end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn rewrite_one(value: &str, up: &str, mode: LinkMode) -> String {
+    let split = value.find(['#', '?']).unwrap_or(value.len());
+    let (path, suffix) = value.split_at(split);
+    let path = path.trim_start_matches('/');
+    match mode {
+        LinkMode::Absolute(base) => format!("{base}{path}{suffix}"),
+        LinkMode::Relative => {
+            let joined = format!("{up}{path}");
+            let joined = if joined.is_empty() {
+                "./".to_string()
+            } else {
+                joined
+            };
+            format!("{joined}{suffix}")
+        }
+        LinkMode::Portable => {
+            let index = if path.is_empty() || path.ends_with('/') {
+                "index.html"
+            } else {
+                ""
+            };
+            format!("{up}{path}{index}{suffix}")
+        }
+    }
+}
+
+/// Minifies HTML with settings that keep it valid for every browser and for our checks.
+pub fn minify(html: &[u8]) -> Vec<u8> {
+    let mut cfg = minify_html::Cfg::new();
+    cfg.keep_closing_tags = true;
+    cfg.keep_html_and_head_opening_tags = true;
+    cfg.minify_css = true;
+    cfg.minify_doctype = false;
+    cfg.keep_comments = false;
+    minify_html::minify(html, &cfg)
+}
+
+/// Refuses output folders whose replacement would destroy the site's sources.
+pub fn check_output_dir(root: &Path, out: &Path) -> Result<()> {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (root_abs, out_abs) = (abs(root), abs(out));
+    let dangerous = out_abs == root_abs
+        || root_abs.starts_with(&out_abs)
+        || out_abs.starts_with(root_abs.join("content"))
+        || out_abs.starts_with(root_abs.join("themes"))
+        || out_abs.starts_with(root_abs.join("static"))
+        || out_abs.starts_with(root_abs.join("templates"));
+    if dangerous {
+        return Err(Error::one(
+            Diagnostic::new(out, "refusing to build into this folder: it holds the site's sources and is replaced on every build")
+                .hint("choose a separate folder such as `public`"),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes every output to a staging folder beside `out`, then swaps it into place.
+pub fn write(outputs: &[Output], out: &Path) -> Result<()> {
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    let name = out
+        .file_name()
+        .map_or("public".into(), |n| n.to_string_lossy().into_owned());
+    let staging = parent.join(format!(".{name}.casebook-staging"));
+    let old = parent.join(format!(".{name}.casebook-old"));
+    for leftover in [&staging, &old] {
+        if leftover.exists() {
+            std::fs::remove_dir_all(leftover).map_err(|e| Error::io(leftover, e))?;
+        }
+    }
+    let result = write_tree(outputs, &staging).and_then(|()| swap(&staging, out, &old));
+    if result.is_err() && staging.exists() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+fn write_tree(outputs: &[Output], dir: &Path) -> Result<()> {
+    let mut dirs: Vec<PathBuf> = outputs
+        .iter()
+        .filter_map(|o| Path::new(&o.path).parent().map(|p| dir.join(p)))
+        .collect();
+    dirs.push(dir.to_path_buf());
+    dirs.sort();
+    dirs.dedup();
+    for d in &dirs {
+        std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
+    }
+    outputs.par_iter().try_for_each(|o| {
+        let target = dir.join(&o.path);
+        match &o.data {
+            Data::Bytes(b) => std::fs::write(&target, b).map_err(|e| Error::io(&target, e)),
+            Data::Copy(src) => std::fs::copy(src, &target)
+                .map(|_| ())
+                .map_err(|e| Error::io(src, e)),
+        }
+    })
+}
+
+fn swap(staging: &Path, out: &Path, old: &Path) -> Result<()> {
+    if out.exists() {
+        if !out.is_dir() {
+            return Err(Error::one(
+                Diagnostic::new(out, "the output path exists and is not a folder")
+                    .hint("remove it or choose another --output"),
+            ));
+        }
+        std::fs::rename(out, old).map_err(|e| Error::io(out, e))?;
+    }
+    if let Err(e) = std::fs::rename(staging, out) {
+        // Put the previous site back before reporting.
+        if old.exists() {
+            let _ = std::fs::rename(old, out);
+        }
+        return Err(Error::io(out, e));
+    }
+    if old.exists() {
+        std::fs::remove_dir_all(old).map_err(|e| Error::io(old, e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_become_relative_to_the_page() {
+        let html = r#"<a href="/cases/">x</a><a href="/">h</a><link href="/casebook.css"><a href="https://x.org/">e</a><a href="//cdn">c</a><p title="/not-a-link">"#;
+        let out = rewrite_links(html, "/cases/syn-1/", LinkMode::Relative);
+        assert_eq!(
+            out,
+            r#"<a href="../../cases/">x</a><a href="../../">h</a><link href="../../casebook.css"><a href="https://x.org/">e</a><a href="//cdn">c</a><p title="/not-a-link">"#
+        );
+        assert_eq!(
+            rewrite_links(r#"<a href="/">h</a>"#, "/", LinkMode::Relative),
+            r#"<a href="./">h</a>"#
+        );
+    }
+
+    #[test]
+    fn portable_links_name_index_html() {
+        let out = rewrite_links(
+            r##"<a href="/report/#findings">r</a><a href="/">h</a><a href="/data/cases.csv">d</a>"##,
+            "/authors/",
+            LinkMode::Portable,
+        );
+        assert_eq!(
+            out,
+            r##"<a href="../report/index.html#findings">r</a><a href="../index.html">h</a><a href="../data/cases.csv">d</a>"##
+        );
+    }
+
+    #[test]
+    fn absolute_mode_uses_the_base_path() {
+        let out = rewrite_links(
+            r#"<a href="/cases/">x</a>"#,
+            "/404.html",
+            LinkMode::Absolute("/caesar/"),
+        );
+        assert_eq!(out, r#"<a href="/caesar/cases/">x</a>"#);
+    }
+
+    #[test]
+    fn url_to_file() {
+        assert_eq!(file_for_url("/"), "index.html");
+        assert_eq!(file_for_url("/cases/page/2/"), "cases/page/2/index.html");
+        assert_eq!(file_for_url("/sitemap.xml"), "sitemap.xml");
+    }
+}

@@ -1,0 +1,143 @@
+//! Machine-readable outputs: `sitemap.xml`, `robots.txt` and one Atom feed per language.
+//!
+//! Written directly rather than through templates: their shape is fixed by standards, and
+//! every URL in them must be absolute (built from `base_url`).
+
+use super::HtmlPage;
+use crate::config::Config;
+use crate::content::Corpus;
+use crate::markdown::Rendered;
+use crate::output::Output;
+
+pub fn escape_xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Every HTML page except the 404 page, sorted by URL.
+pub fn sitemap(config: &Config, corpus: &Corpus, pages: &[HtmlPage]) -> Option<Output> {
+    let mut lastmod = std::collections::HashMap::new();
+    for m in corpus
+        .pages
+        .iter()
+        .map(|p| &p.meta)
+        .chain(corpus.sections.iter().map(|s| &s.meta))
+    {
+        if let Some(d) = m.updated.or(m.date) {
+            lastmod.insert(m.path.as_str(), d.format("%Y-%m-%d").to_string());
+        }
+    }
+    let mut urls: Vec<&str> = pages
+        .iter()
+        .map(|p| p.url_path.as_str())
+        .filter(|p| *p != "/404.html")
+        .collect();
+    urls.sort();
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+    );
+    for url in urls {
+        xml.push_str("  <url>\n    <loc>");
+        xml.push_str(&escape_xml(&config.permalink(url)));
+        xml.push_str("</loc>\n");
+        if let Some(d) = lastmod.get(url) {
+            xml.push_str(&format!("    <lastmod>{d}</lastmod>\n"));
+        }
+        xml.push_str("  </url>\n");
+    }
+    xml.push_str("</urlset>\n");
+    Some(Output::bytes("sitemap.xml", xml))
+}
+
+pub fn robots(config: &Config) -> Output {
+    Output::bytes(
+        "robots.txt",
+        format!(
+            "User-agent: *\nAllow: /\nSitemap: {}\n",
+            config.permalink("/sitemap.xml")
+        ),
+    )
+}
+
+/// One Atom feed per language: dated pages, newest first, at most `feed_limit`.
+pub fn atom(config: &Config, corpus: &Corpus, rendered: &[Rendered]) -> Vec<Output> {
+    let mut out = Vec::new();
+    for lang in &config.languages {
+        let mut dated: Vec<usize> = (0..corpus.pages.len())
+            .filter(|&i| {
+                corpus.pages[i].meta.lang == lang.code && corpus.pages[i].meta.date.is_some()
+            })
+            .collect();
+        if dated.is_empty() && lang.code != config.default_language {
+            continue;
+        }
+        dated.sort_by(|&a, &b| {
+            let (ma, mb) = (&corpus.pages[a].meta, &corpus.pages[b].meta);
+            mb.date.cmp(&ma.date).then_with(|| ma.path.cmp(&mb.path))
+        });
+        dated.truncate(config.feed_limit);
+        let prefix = config.language_prefix(&lang.code);
+        let feed_url = config.permalink(&format!("{prefix}atom.xml"));
+        let updated = dated
+            .iter()
+            .filter_map(|&i| {
+                let m = &corpus.pages[i].meta;
+                m.updated.or(m.date)
+            })
+            .max()
+            .map_or_else(
+                || "1970-01-01T00:00:00+00:00".to_string(),
+                |d| d.to_rfc3339(),
+            );
+        let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        xml.push_str(&format!(
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"{}\">\n  <title>{}</title>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <id>{}</id>\n  <updated>{updated}</updated>\n  <generator>casebook</generator>\n",
+            lang.code,
+            escape_xml(&config.title),
+            escape_xml(&feed_url),
+            escape_xml(&config.permalink(&prefix)),
+            escape_xml(&feed_url),
+        ));
+        for &i in &dated {
+            let m = &corpus.pages[i].meta;
+            let url = config.permalink(&m.path);
+            let date = m.date.map(|d| d.to_rfc3339()).unwrap_or_default();
+            let updated = m.updated.map_or_else(|| date.clone(), |d| d.to_rfc3339());
+            let summary = rendered[i]
+                .summary
+                .as_deref()
+                .map(str::to_string)
+                .or_else(|| m.description.clone())
+                .unwrap_or_default();
+            xml.push_str(&format!(
+                "  <entry xml:lang=\"{}\">\n    <title>{}</title>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n    <id>{}</id>\n    <published>{date}</published>\n    <updated>{updated}</updated>\n    <summary type=\"html\">{}</summary>\n  </entry>\n",
+                m.lang,
+                escape_xml(&m.title),
+                escape_xml(&url),
+                escape_xml(&url),
+                escape_xml(&absolute_links(config, &summary)),
+            ));
+        }
+        xml.push_str("</feed>\n");
+        out.push(Output::bytes(
+            format!("{}atom.xml", prefix.trim_start_matches('/')),
+            xml,
+        ));
+    }
+    out
+}
+
+/// Feed readers show summaries out of the site's context: links must be absolute.
+fn absolute_links(config: &Config, html: &str) -> String {
+    html.replace("href=\"/", &format!("href=\"{}", config.base_url))
+}

@@ -1,0 +1,556 @@
+//! Rendering: `Corpus` + `Theme` -> every output file of the site, in memory.
+//!
+//! Work is planned as a list of jobs (one per HTML page: pages, paginated lists, facet
+//! pages) and rendered in parallel; each job builds a small context from views that were
+//! serialised once. Nothing here touches the filesystem.
+
+mod export;
+mod facets;
+mod feeds;
+pub mod views;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use tera::{Context, Value};
+
+use crate::config::Config;
+use crate::content::{Corpus, Meta};
+use crate::error::{Diagnostic, Diagnostics, Error, Result};
+use crate::markdown::{self, Rendered};
+use crate::output::{self, Data, LinkMode, Output};
+use crate::theme::{Theme, error_chain};
+pub use facets::{Facet, FacetValue};
+use views::ViewContext;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RenderOptions {
+    /// Links name `index.html` so the site works from `file://`.
+    pub portable: bool,
+}
+
+/// What a template is rendered for: enough to name the output and report errors.
+enum Job<'a> {
+    Page(usize),
+    /// A section, or one page of its paginated list (1-based).
+    Section {
+        index: usize,
+        page: usize,
+    },
+    FacetIndex {
+        facet: &'a Facet,
+    },
+    FacetValue {
+        facet: &'a Facet,
+        value: &'a FacetValue,
+        page: usize,
+    },
+    NotFound,
+}
+
+/// A page of HTML before link rewriting and minification, kept for checks.
+#[derive(Debug, Clone)]
+pub struct HtmlPage {
+    pub url_path: String,
+    pub source: PathBuf,
+    pub html: String,
+}
+
+pub struct Rendering {
+    pub outputs: Vec<Output>,
+    /// Every HTML page with root-relative links, for the link checker.
+    pub pages: Vec<HtmlPage>,
+}
+
+/// The URL of page `n` (1-based) of a paginated list at `base`.
+pub fn paginated_path(base: &str, n: usize) -> String {
+    if n <= 1 {
+        base.to_string()
+    } else {
+        format!("{base}page/{n}/")
+    }
+}
+
+pub fn site(
+    config: &Config,
+    corpus: &Corpus,
+    theme: &Theme,
+    options: RenderOptions,
+) -> Result<Rendering> {
+    let (section_md, page_md) = render_markdown(config, corpus)?;
+    let views = ViewContext { config, corpus };
+    let items: Vec<Value> = corpus
+        .pages
+        .par_iter()
+        .zip(&page_md)
+        .map(|(p, r)| Value::from_serializable(&views.item(&p.meta, r, Some(p))))
+        .collect();
+    let section_items: Vec<Value> = corpus
+        .sections
+        .iter()
+        .zip(&section_md)
+        .map(|(s, r)| Value::from_serializable(&views.item(&s.meta, r, None)))
+        .collect();
+    let synthetic: Vec<bool> = corpus
+        .pages
+        .iter()
+        .map(|p| match (&config.cases, &p.case) {
+            (Some(schema), Some(case)) => schema.is_synthetic(case),
+            _ => false,
+        })
+        .collect();
+    let facets = facets::compute(config, corpus);
+    let shared = Shared::new(config, corpus, theme, &facets);
+
+    let mut jobs = Vec::new();
+    for i in 0..corpus.pages.len() {
+        jobs.push(Job::Page(i));
+    }
+    for (index, s) in corpus.sections.iter().enumerate() {
+        let per_page = s.paginate_by.unwrap_or(config.paginate_by);
+        let pages = s.pages.len().div_ceil(per_page).max(1);
+        for page in 1..=pages {
+            jobs.push(Job::Section { index, page });
+        }
+    }
+    for facet in facets.iter() {
+        jobs.push(Job::FacetIndex { facet });
+        for value in facet.values.iter().filter(|v| !v.pages.is_empty()) {
+            let pages = value.pages.len().div_ceil(config.paginate_by);
+            for page in 1..=pages {
+                jobs.push(Job::FacetValue { facet, value, page });
+            }
+        }
+    }
+    jobs.push(Job::NotFound);
+
+    let results: Vec<std::result::Result<HtmlPage, Diagnostic>> = jobs
+        .par_iter()
+        .map(|job| {
+            let (template, url_path, source, mut ctx) = match job {
+                Job::Page(i) => {
+                    let p = &corpus.pages[*i];
+                    let default = if p.case.is_some() {
+                        "case.html"
+                    } else {
+                        "page.html"
+                    };
+                    let template = p.meta.template.as_deref().unwrap_or(default);
+                    let mut ctx =
+                        shared.context(&p.meta.lang, &p.meta.path, &views.translations(&p.meta));
+                    ctx.insert("page", &views.page(&p.meta, &page_md[*i], Some(p)));
+                    let s = &corpus.sections[p.section];
+                    ctx.insert(
+                        "section",
+                        &views.item(&s.meta, &section_md[p.section], None),
+                    );
+                    (template, p.meta.path.clone(), p.meta.source.clone(), ctx)
+                }
+                Job::Section { index, page } => {
+                    let s = &corpus.sections[*index];
+                    let default = if s.dir.is_empty() {
+                        "index.html"
+                    } else {
+                        "section.html"
+                    };
+                    let template = s.meta.template.as_deref().unwrap_or(default);
+                    let path = paginated_path(&s.meta.path, *page);
+                    let translations = if *page == 1 {
+                        views.translations(&s.meta)
+                    } else {
+                        Vec::new()
+                    };
+                    let mut ctx = shared.context(&s.meta.lang, &path, &translations);
+                    let mut view =
+                        Value::from_serializable(&views.page(&s.meta, &section_md[*index], None));
+                    let subsections: Vec<Value> = s
+                        .subsections
+                        .iter()
+                        .map(|&i| section_items[i].clone())
+                        .collect();
+                    if let Some(map) = view.as_map().cloned() {
+                        let mut map = map;
+                        map.insert("subsections".into(), Value::from(subsections));
+                        map.insert(
+                            "is_case_collection".into(),
+                            Value::from(s.is_case_collection),
+                        );
+                        map.insert("page_count".into(), Value::from(s.pages.len()));
+                        view = Value::from(map);
+                    }
+                    ctx.insert_value("section", view);
+                    let per_page = s.paginate_by.unwrap_or(config.paginate_by);
+                    ctx.insert_value(
+                        "paginator",
+                        paginator(&s.meta.path, &s.pages, &items, &synthetic, per_page, *page),
+                    );
+                    (template, path, s.meta.source.clone(), ctx)
+                }
+                Job::FacetIndex { facet } => {
+                    let translations = facet_translations(config, &facets, facet, &facet.path);
+                    let mut ctx = shared.context(&facet.lang, &facet.path, &translations);
+                    ctx.insert("facet", facet);
+                    (
+                        "facet_index.html",
+                        facet.path.clone(),
+                        facet.source.clone(),
+                        ctx,
+                    )
+                }
+                Job::FacetValue { facet, value, page } => {
+                    let path = paginated_path(&value.path, *page);
+                    let translations = facet_translations(config, &facets, facet, &path);
+                    let mut ctx = shared.context(&facet.lang, &path, &translations);
+                    ctx.insert("facet", facet);
+                    ctx.insert("value", value);
+                    ctx.insert_value(
+                        "paginator",
+                        paginator(
+                            &value.path,
+                            &value.pages,
+                            &items,
+                            &synthetic,
+                            config.paginate_by,
+                            *page,
+                        ),
+                    );
+                    ("facet_value.html", path, facet.source.clone(), ctx)
+                }
+                Job::NotFound => {
+                    let lang = &config.default_language;
+                    let ctx = shared.context(lang, "/404.html", &[]);
+                    (
+                        "404.html",
+                        "/404.html".to_string(),
+                        PathBuf::from("404.html"),
+                        ctx,
+                    )
+                }
+            };
+            ctx.insert("template", template);
+            render_template(theme, template, &ctx, &source, &url_path)
+        })
+        .collect();
+
+    let mut diags = Diagnostics::default();
+    let mut pages = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(page) => pages.push(page),
+            Err(d) => diags.push(d),
+        }
+    }
+    let pages = diags.finish(pages)?;
+
+    let base_path = config.base_path();
+    let mut outputs: Vec<Output> = pages
+        .par_iter()
+        .map(|p| {
+            let mode = if p.url_path == "/404.html" {
+                LinkMode::Absolute(&base_path)
+            } else if options.portable {
+                LinkMode::Portable
+            } else {
+                LinkMode::Relative
+            };
+            let html = output::rewrite_links(&p.html, &p.url_path, mode);
+            let bytes = if config.minify {
+                output::minify(html.as_bytes())
+            } else {
+                html.into_bytes()
+            };
+            Output::bytes(output::file_for_url(&p.url_path), bytes)
+        })
+        .collect();
+
+    outputs.extend(feeds::sitemap(config, corpus, &pages));
+    outputs.push(feeds::robots(config));
+    outputs.extend(feeds::atom(config, corpus, &page_md));
+    outputs.extend(export::cases(config, corpus)?);
+    for (path, bytes) in &theme.static_files {
+        outputs.push(Output::bytes(path.clone(), bytes.clone()));
+    }
+    for asset in &corpus.assets {
+        outputs.push(Output {
+            path: asset.output.clone(),
+            data: Data::Copy(asset.source.clone()),
+        });
+    }
+    check_collisions(corpus, &mut outputs)?;
+    Ok(Rendering { outputs, pages })
+}
+
+/// The same facet page in the other languages that have a case section.
+fn facet_translations(
+    config: &Config,
+    facets: &[Facet],
+    facet: &Facet,
+    path: &str,
+) -> Vec<views::Link> {
+    let own_prefix = config.language_prefix(&facet.lang);
+    let rest = path.strip_prefix(own_prefix.as_str()).unwrap_or(path);
+    facets
+        .iter()
+        .filter(|f| f.name == facet.name && f.lang != facet.lang)
+        .map(|f| {
+            let other = format!("{}{rest}", config.language_prefix(&f.lang));
+            views::Link::new(config, &f.lang, &other)
+        })
+        .collect()
+}
+
+/// Two sources writing the same file would silently lose one of them.
+fn check_collisions(corpus: &Corpus, outputs: &mut [Output]) -> Result<()> {
+    outputs.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut diags = Diagnostics::default();
+    for pair in outputs.windows(2) {
+        if pair[0].path == pair[1].path {
+            let url = format!("/{}", pair[0].path.trim_end_matches("index.html"));
+            let source = corpus
+                .source_of(&url)
+                .map_or_else(|| PathBuf::from("static"), Path::to_path_buf);
+            diags.push(
+                Diagnostic::new(source, format!("two outputs would be written to `{}`", pair[0].path))
+                    .hint("a static file, a bundle attachment or a page produces the same path; rename one"),
+            );
+        }
+    }
+    diags.finish(())
+}
+
+fn render_template(
+    theme: &Theme,
+    template: &str,
+    ctx: &Context,
+    source: &Path,
+    url_path: &str,
+) -> std::result::Result<HtmlPage, Diagnostic> {
+    if !theme.tera.contains_template(template) {
+        return Err(
+            Diagnostic::new(source, format!("template `{template}` does not exist"))
+                .field("template")
+                .hint("templates live in templates/ (site) or themes/<theme>/templates/"),
+        );
+    }
+    theme
+        .tera
+        .render(template, ctx)
+        .map(|html| HtmlPage {
+            url_path: url_path.to_string(),
+            source: source.to_path_buf(),
+            html,
+        })
+        .map_err(|e| {
+            Diagnostic::new(
+                source,
+                format!("rendering `{template}` failed: {}", error_chain(&e)),
+            )
+            .hint("the template uses a variable or filter that is not available here")
+        })
+}
+
+fn paginator(
+    base: &str,
+    page_indices: &[usize],
+    items: &[Value],
+    synthetic: &[bool],
+    per_page: usize,
+    current: usize,
+) -> Value {
+    let total_pages = page_indices.len().div_ceil(per_page).max(1);
+    let start = (current - 1) * per_page;
+    let end = (start + per_page).min(page_indices.len());
+    let page_items: Vec<Value> = page_indices[start..end]
+        .iter()
+        .map(|&i| items[i].clone())
+        .collect();
+    let mut map = tera::Map::new();
+    map.insert("items".into(), Value::from(page_items));
+    let synthetic_count = page_indices[start..end]
+        .iter()
+        .filter(|&&i| synthetic[i])
+        .count();
+    map.insert("synthetic_count".into(), Value::from(synthetic_count));
+    map.insert("current".into(), Value::from(current));
+    map.insert("total_pages".into(), Value::from(total_pages));
+    map.insert("total_items".into(), Value::from(page_indices.len()));
+    map.insert(
+        "first_item".into(),
+        Value::from(if end > start { start + 1 } else { 0 }),
+    );
+    map.insert("last_item".into(), Value::from(end));
+    let link = |n: usize| Value::from(paginated_path(base, n));
+    map.insert(
+        "previous".into(),
+        if current > 1 {
+            link(current - 1)
+        } else {
+            Value::none()
+        },
+    );
+    map.insert(
+        "next".into(),
+        if current < total_pages {
+            link(current + 1)
+        } else {
+            Value::none()
+        },
+    );
+    let pages: Vec<Value> = (1..=total_pages)
+        .map(|n| {
+            let mut m = tera::Map::new();
+            m.insert("number".into(), Value::from(n));
+            m.insert("path".into(), link(n));
+            Value::from(m)
+        })
+        .collect();
+    map.insert("pages".into(), Value::from(pages));
+    Value::from(map)
+}
+
+/// Markdown of every section and page, in parallel, with all broken links collected.
+fn render_markdown(config: &Config, corpus: &Corpus) -> Result<(Vec<Rendered>, Vec<Rendered>)> {
+    let one = |meta: &Meta| {
+        let mut diags = Vec::new();
+        let resolve = |target: &str| {
+            corpus
+                .resolve(target, &meta.lang, &config.default_language)
+                .map(str::to_string)
+        };
+        let rendered = markdown::render(
+            &meta.body,
+            &markdown::Source {
+                path: &meta.source,
+                first_line: meta.body_line,
+            },
+            &resolve,
+            &mut diags,
+        );
+        (rendered, diags)
+    };
+    let sections: Vec<_> = corpus.sections.par_iter().map(|s| one(&s.meta)).collect();
+    let pages: Vec<_> = corpus.pages.par_iter().map(|p| one(&p.meta)).collect();
+    let mut diags = Diagnostics::default();
+    let mut split = |v: Vec<(Rendered, Vec<Diagnostic>)>| {
+        v.into_iter()
+            .map(|(r, d)| {
+                diags.extend(d);
+                r
+            })
+            .collect::<Vec<_>>()
+    };
+    let sections = split(sections);
+    let pages = split(pages);
+    diags.finish((sections, pages))
+}
+
+/// Context values shared by every page of a language, serialised once.
+struct Shared {
+    base_url: String,
+    site: Value,
+    per_lang: BTreeMap<String, LangShared>,
+}
+
+struct LangShared {
+    dir: &'static str,
+    strings: Value,
+    nav: Value,
+    home: String,
+    feed: String,
+    cases: Value,
+    facets: Value,
+}
+
+#[derive(serde::Serialize)]
+struct NavEntry<'a> {
+    title: &'a str,
+    path: &'a str,
+}
+
+impl Shared {
+    fn new(config: &Config, corpus: &Corpus, theme: &Theme, facets: &[Facet]) -> Shared {
+        let site = Value::from_serializable(&serde_json::json!({
+            "title": config.title,
+            "description": config.description,
+            "base_url": config.base_url,
+            "default_language": config.default_language,
+            "languages": config.languages,
+            "extra": config.extra,
+        }));
+        let mut per_lang = BTreeMap::new();
+        for lang in &config.languages {
+            let mut nav: Vec<(&Meta, &str)> = Vec::new();
+            if let Some(root) = corpus.root_section(&lang.code) {
+                let root = &corpus.sections[root];
+                for &s in &root.subsections {
+                    let m = &corpus.sections[s].meta;
+                    nav.push((m, &m.path));
+                }
+                for &p in &root.pages {
+                    let m = &corpus.pages[p].meta;
+                    nav.push((m, &m.path));
+                }
+            }
+            nav.sort_by(|a, b| crate::content::order(a.0, b.0));
+            let nav: Vec<NavEntry> = nav
+                .iter()
+                .map(|(m, p)| NavEntry {
+                    title: &m.title,
+                    path: p,
+                })
+                .collect();
+            let cases = corpus.case_section(&lang.code).map(|i| {
+                let s = &corpus.sections[i];
+                serde_json::json!({ "title": s.meta.title, "path": s.meta.path, "count": s.pages.len() })
+            });
+            let lang_facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang.code).collect();
+            per_lang.insert(
+                lang.code.clone(),
+                LangShared {
+                    dir: lang.dir,
+                    strings: Value::from_serializable(
+                        &theme.strings.get(&lang.code).cloned().unwrap_or_default(),
+                    ),
+                    nav: Value::from_serializable(&nav),
+                    home: config.language_prefix(&lang.code),
+                    feed: format!("{}atom.xml", config.language_prefix(&lang.code)),
+                    cases: Value::from_serializable(&cases),
+                    facets: Value::from_serializable(&lang_facets),
+                },
+            );
+        }
+        Shared {
+            base_url: config.base_url.clone(),
+            site,
+            per_lang,
+        }
+    }
+
+    fn context(&self, lang: &str, current_path: &str, translations: &[views::Link]) -> Context {
+        let l = &self.per_lang[lang];
+        let mut ctx = Context::new();
+        ctx.insert(
+            "canonical",
+            &format!("{}{}", self.base_url, current_path.trim_start_matches('/')),
+        );
+        ctx.insert("translations", translations);
+        ctx.insert_value("site", self.site.clone());
+        ctx.insert("lang", lang);
+        ctx.insert("dir", l.dir);
+        ctx.insert_value("t", l.strings.clone());
+        ctx.insert_value("nav", l.nav.clone());
+        ctx.insert("home_path", &l.home);
+        ctx.insert("feed_path", &l.feed);
+        ctx.insert_value("cases", l.cases.clone());
+        ctx.insert_value("facets", l.facets.clone());
+        ctx.insert("current_path", current_path);
+        ctx
+    }
+}
+
+impl From<Vec<Diagnostic>> for Error {
+    fn from(d: Vec<Diagnostic>) -> Self {
+        Error::Diagnostics(d)
+    }
+}

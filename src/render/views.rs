@@ -1,0 +1,320 @@
+//! What templates see: plain serialisable views of pages, sections, cases and facets.
+//!
+//! Views are built once per page and shared (as cheap-to-clone Tera values) by every list
+//! that shows the page, so rendering 11,000 cases does not re-serialise each case per list.
+
+use serde::Serialize;
+
+use crate::config::{CaseSchema, Config, FieldType};
+use crate::content::{Case, Corpus, Date, FieldValue, Meta, Page};
+use crate::markdown::{Rendered, TocEntry};
+
+/// The same content in another language, for the switcher and `hreflang`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    pub lang: String,
+    /// The language's own name for itself.
+    pub name: String,
+    pub path: String,
+    pub permalink: String,
+}
+
+impl Link {
+    pub fn new(config: &Config, lang: &str, path: &str) -> Link {
+        Link {
+            lang: lang.to_string(),
+            name: language_name(lang).unwrap_or(lang).to_string(),
+            path: path.to_string(),
+            permalink: config.permalink(path),
+        }
+    }
+}
+
+pub fn language_name(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "ar" => "العربية",
+        "en" => "English",
+        "fr" => "Français",
+        "de" => "Deutsch",
+        "es" => "Español",
+        "fa" => "فارسی",
+        "ku" => "Kurdî",
+        "tr" => "Türkçe",
+        "he" => "עברית",
+        "ru" => "Русский",
+        _ => return None,
+    })
+}
+
+/// A page or section as a template sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageView<'a> {
+    pub title: &'a str,
+    pub description: Option<&'a str>,
+    /// Root-relative URL path; the output stage makes links relative.
+    pub path: &'a str,
+    pub permalink: String,
+    pub lang: &'a str,
+    pub dir: &'static str,
+    pub date: Option<String>,
+    pub date_display: Option<String>,
+    pub updated: Option<String>,
+    pub updated_display: Option<String>,
+    pub weight: Option<i64>,
+    pub extra: &'a toml::Table,
+    pub content: &'a str,
+    pub summary: Option<&'a str>,
+    pub toc: &'a [TocEntry],
+    pub word_count: usize,
+    pub reading_time: usize,
+    pub translations: Vec<Link>,
+    pub case: Option<CaseView<'a>>,
+    /// A case shown in a language its narrative was not translated into.
+    pub fallback: bool,
+    pub source: String,
+}
+
+/// A list entry: a page without its full content.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemView<'a> {
+    pub title: &'a str,
+    pub description: Option<&'a str>,
+    pub path: &'a str,
+    pub date: Option<String>,
+    pub date_display: Option<String>,
+    pub summary: Option<&'a str>,
+    pub case: Option<CaseView<'a>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseView<'a> {
+    pub id: &'a str,
+    pub synthetic: bool,
+    /// Every declared field the case carries, in schema order.
+    pub fields: Vec<FieldView<'a>>,
+    /// Field name -> plain text, for templates that want one field by name.
+    pub values: std::collections::BTreeMap<&'a str, String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldView<'a> {
+    pub name: &'a str,
+    pub label: &'a str,
+    #[serde(rename = "type")]
+    pub kind: FieldType,
+    pub text: String,
+    /// Each value with its display label and, for facets, the facet page it links to.
+    pub items: Vec<ValueView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ValueView {
+    pub value: String,
+    pub label: String,
+    pub path: Option<String>,
+}
+
+pub fn format_date(date: &Date, lang: &str) -> String {
+    format_naive_date(&date.date_naive(), lang)
+}
+
+const EN_MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+/// Month names as used across the Levant (Syrian usage).
+const AR_MONTHS: [&str; 12] = [
+    "كانون الثاني",
+    "شباط",
+    "آذار",
+    "نيسان",
+    "أيار",
+    "حزيران",
+    "تموز",
+    "آب",
+    "أيلول",
+    "تشرين الأول",
+    "تشرين الثاني",
+    "كانون الأول",
+];
+
+pub fn format_naive_date(d: &chrono::NaiveDate, lang: &str) -> String {
+    use chrono::Datelike;
+    let months = if lang == "ar" { &AR_MONTHS } else { &EN_MONTHS };
+    format!("{} {} {}", d.day(), months[d.month0() as usize], d.year())
+}
+
+fn iso(d: &Option<Date>) -> Option<String> {
+    d.as_ref().map(|d| d.to_rfc3339())
+}
+
+/// The facet page of one value: `/cases/branch/215/` (language-prefixed).
+pub fn facet_value_path(section_path: &str, facet: &str, key: &str) -> String {
+    format!("{section_path}{facet}/{key}/")
+}
+
+pub fn case_view<'a>(
+    schema: &'a CaseSchema,
+    case: &'a Case,
+    section_path: &str,
+    lang: &str,
+) -> CaseView<'a> {
+    let mut fields = Vec::new();
+    let mut values = std::collections::BTreeMap::new();
+    for field in &schema.fields {
+        let Some(value) = case.values.get(&field.name) else {
+            continue;
+        };
+        values.insert(field.name.as_str(), value.to_text());
+        // The synthetic marker is shown as a badge and notice, not as a data row.
+        if schema.synthetic_field.as_ref() == Some(&field.name) {
+            continue;
+        }
+        let keys = value.facet_keys();
+        let items = match value {
+            FieldValue::List(list) => list
+                .iter()
+                .map(|v| ValueView {
+                    label: field.value_label(v).to_string(),
+                    path: field
+                        .facet
+                        .as_ref()
+                        .map(|f| facet_value_path(section_path, f, v)),
+                    value: v.clone(),
+                })
+                .collect(),
+            other => {
+                let text = match other {
+                    FieldValue::Date(d) => format_naive_date(d, lang),
+                    v => field.value_label(&v.to_text()).to_string(),
+                };
+                vec![ValueView {
+                    value: other.to_text(),
+                    label: text,
+                    path: field
+                        .facet
+                        .as_ref()
+                        .map(|f| facet_value_path(section_path, f, &keys[0])),
+                }]
+            }
+        };
+        fields.push(FieldView {
+            name: &field.name,
+            label: &field.label,
+            kind: field.kind,
+            text: items
+                .iter()
+                .map(|i| i.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            items,
+        });
+    }
+    CaseView {
+        id: &case.id,
+        synthetic: schema.is_synthetic(case),
+        fields,
+        values,
+    }
+}
+
+pub struct ViewContext<'a> {
+    pub config: &'a Config,
+    pub corpus: &'a Corpus,
+}
+
+impl<'a> ViewContext<'a> {
+    fn dir(&self, lang: &str) -> &'static str {
+        self.config.language(lang).map_or("ltr", |l| l.dir)
+    }
+
+    fn case_section_path(&self, page: &Page) -> &'a str {
+        &self.corpus.sections[page.section].meta.path
+    }
+
+    pub fn page(
+        &self,
+        meta: &'a Meta,
+        rendered: &'a Rendered,
+        page: Option<&'a Page>,
+    ) -> PageView<'a> {
+        let case = page.and_then(|p| {
+            let schema = self.config.cases.as_ref()?;
+            Some(case_view(
+                schema,
+                p.case.as_ref()?,
+                self.case_section_path(p),
+                &meta.lang,
+            ))
+        });
+        PageView {
+            title: &meta.title,
+            description: meta.description.as_deref(),
+            path: &meta.path,
+            permalink: self.config.permalink(&meta.path),
+            lang: &meta.lang,
+            dir: self.dir(&meta.lang),
+            date: iso(&meta.date),
+            date_display: meta.date.as_ref().map(|d| format_date(d, &meta.lang)),
+            updated: iso(&meta.updated),
+            updated_display: meta.updated.as_ref().map(|d| format_date(d, &meta.lang)),
+            weight: meta.weight,
+            extra: &meta.extra,
+            content: &rendered.html,
+            summary: rendered.summary.as_deref(),
+            toc: &rendered.toc,
+            word_count: rendered.word_count,
+            reading_time: rendered.word_count.div_ceil(200).max(1),
+            translations: self.translations(meta),
+            case,
+            fallback: page.is_some_and(|p| p.fallback),
+            source: meta.source.display().to_string(),
+        }
+    }
+
+    /// Other-language versions of a page or section, in language order.
+    pub fn translations(&self, meta: &Meta) -> Vec<Link> {
+        self.corpus
+            .translations(&meta.key)
+            .into_iter()
+            .filter(|(lang, _)| *lang != meta.lang)
+            .map(|(lang, path)| Link::new(self.config, lang, path))
+            .collect()
+    }
+
+    pub fn item(
+        &self,
+        meta: &'a Meta,
+        rendered: &'a Rendered,
+        page: Option<&'a Page>,
+    ) -> ItemView<'a> {
+        let case = page.and_then(|p| {
+            let schema = self.config.cases.as_ref()?;
+            Some(case_view(
+                schema,
+                p.case.as_ref()?,
+                self.case_section_path(p),
+                &meta.lang,
+            ))
+        });
+        ItemView {
+            title: &meta.title,
+            description: meta.description.as_deref(),
+            path: &meta.path,
+            date: iso(&meta.date),
+            date_display: meta.date.as_ref().map(|d| format_date(d, &meta.lang)),
+            summary: rendered.summary.as_deref(),
+            case,
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The theme: Tera templates, static files and UI strings (`i18n/<lang>.toml`).
+//!
+//! The default theme is compiled into the binary, so a site made by `casebook init` builds
+//! without copying it; a `themes/<name>/` folder in the site replaces it, and the site's own
+//! `templates/`, `static/` and `i18n/` override single files on top.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use include_dir::{Dir, include_dir};
+use tera::Tera;
+
+use crate::config::Config;
+use crate::error::{Diagnostic, Diagnostics, Error, Result};
+
+static DEFAULT_THEME: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/themes/default");
+
+/// A file of the theme or site, with the path it is reported under.
+struct ThemeFile {
+    rel: String,
+    display: PathBuf,
+    bytes: Vec<u8>,
+}
+
+pub struct Theme {
+    pub tera: Tera,
+    /// Language -> key -> text.
+    pub strings: BTreeMap<String, BTreeMap<String, String>>,
+    /// Output path -> bytes, theme files first, overridden by the site's `static/`.
+    pub static_files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Theme {
+    pub fn load(config: &Config) -> Result<Theme> {
+        let mut diags = Diagnostics::default();
+        let theme_dir = config.root.join("themes").join(&config.theme);
+        let theme_files = if theme_dir.is_dir() {
+            read_tree(&theme_dir, &Path::new("themes").join(&config.theme))?
+        } else if config.theme == "default" {
+            embedded_files()
+        } else {
+            return Err(Error::one(
+                Diagnostic::new(
+                    "casebook.toml",
+                    format!(
+                        "theme `{}` not found at {}",
+                        config.theme,
+                        theme_dir.display()
+                    ),
+                )
+                .field("theme")
+                .hint("use theme = \"default\" (built in), or put the theme in themes/<name>/"),
+            ));
+        };
+        let site_files = |dir: &str| -> Result<Vec<ThemeFile>> {
+            let path = config.root.join(dir);
+            if path.is_dir() {
+                Ok(read_tree(&path, Path::new(dir))?
+                    .into_iter()
+                    .map(|mut f| {
+                        f.rel = format!("{dir}/{}", f.rel);
+                        f
+                    })
+                    .collect())
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        let site_templates = site_files("templates")?;
+        let site_static = site_files("static")?;
+        let site_i18n = site_files("i18n")?;
+
+        // Templates: theme first, then the site's (same name wins).
+        let mut templates: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
+        let mut strings_files: BTreeMap<String, Vec<(PathBuf, String)>> = BTreeMap::new();
+        let mut static_files = BTreeMap::new();
+        for f in theme_files
+            .into_iter()
+            .chain(site_templates)
+            .chain(site_static)
+            .chain(site_i18n)
+        {
+            if let Some(name) = f.rel.strip_prefix("templates/") {
+                match String::from_utf8(f.bytes) {
+                    Ok(text) => {
+                        templates.insert(name.to_string(), (f.display, text));
+                    }
+                    Err(_) => diags.push(Diagnostic::new(&f.display, "template is not UTF-8 text")),
+                }
+            } else if let Some(name) = f.rel.strip_prefix("static/") {
+                static_files.insert(name.to_string(), f.bytes);
+            } else if let Some(name) = f.rel.strip_prefix("i18n/") {
+                if let Some(lang) = name.strip_suffix(".toml") {
+                    strings_files
+                        .entry(lang.to_string())
+                        .or_default()
+                        .push((f.display, String::from_utf8_lossy(&f.bytes).into_owned()));
+                }
+            }
+        }
+
+        let mut tera = Tera::new();
+        tera.autoescape_on([".html", ".xml"]);
+        let raw = templates
+            .iter()
+            .map(|(name, (_, text))| (name.as_str(), text.as_str()));
+        if let Err(e) = tera.add_raw_templates(raw) {
+            // Tera reports `--> name:line:col`; name the file the publisher edits.
+            let message = error_chain(&e);
+            let display = templates
+                .iter()
+                .find(|(name, _)| message.contains(&format!("--> {name}:")))
+                .map_or_else(|| PathBuf::from("templates"), |(_, (d, _))| d.clone());
+            diags.push(
+                Diagnostic::new(display, format!("template error: {message}"))
+                    .hint("check the Tera syntax near the reported position"),
+            );
+        }
+        let strings = load_strings(config, strings_files, &mut diags);
+        diags.finish(Theme {
+            tera,
+            strings,
+            static_files,
+        })
+    }
+}
+
+/// Tera errors nest their causes; publishers need all of them on one line.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}
+
+fn embedded_files() -> Vec<ThemeFile> {
+    fn walk(dir: &'static Dir<'static>, out: &mut Vec<ThemeFile>) {
+        for f in dir.files() {
+            let rel = f.path().to_string_lossy().replace('\\', "/");
+            out.push(ThemeFile {
+                display: Path::new("themes/default (built in)").join(&rel),
+                rel,
+                bytes: f.contents().to_vec(),
+            });
+        }
+        for d in dir.dirs() {
+            walk(d, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&DEFAULT_THEME, &mut out);
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+/// The built-in default theme's files, for `casebook init --eject` style copies and tests.
+pub fn default_theme_file(rel: &str) -> Option<&'static [u8]> {
+    DEFAULT_THEME.get_file(rel).map(|f| f.contents())
+}
+
+fn read_tree(dir: &Path, display_root: &Path) -> Result<Vec<ThemeFile>> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| Error::io(dir, e.into()))?;
+        if !entry.file_type().is_file() || entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let rel_path = entry.path().strip_prefix(dir).expect("below root");
+        let rel = rel_path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+        out.push(ThemeFile {
+            display: display_root.join(rel_path),
+            rel,
+            bytes,
+        });
+    }
+    Ok(out)
+}
+
+/// Merges each language's string files and checks that every key of the default language
+/// exists in every other: a missing key would silently show the wrong language.
+fn load_strings(
+    config: &Config,
+    files: BTreeMap<String, Vec<(PathBuf, String)>>,
+    diags: &mut Diagnostics,
+) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut strings: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut last_file: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for (lang, sources) in files {
+        let merged = strings.entry(lang.clone()).or_default();
+        for (path, text) in sources {
+            match toml::from_str::<BTreeMap<String, String>>(&text) {
+                Ok(table) => merged.extend(table),
+                Err(e) => diags.push(crate::config::toml_error(&path, &text, &e)),
+            }
+            last_file.insert(lang.clone(), path);
+        }
+    }
+    let default = &config.default_language;
+    let Some(reference) = strings.get(default).cloned() else {
+        diags.push(
+            Diagnostic::new(
+                format!("themes/{}/i18n/{default}.toml", config.theme),
+                "the UI strings of the default language are missing",
+            )
+            .hint("create the file, or copy it from the default theme"),
+        );
+        return strings;
+    };
+    for lang in config.languages.iter().skip(1) {
+        let Some(table) = strings.get(&lang.code) else {
+            diags.push(
+                Diagnostic::new(
+                    format!("i18n/{}.toml", lang.code),
+                    format!("no UI strings for language `{}`", lang.code),
+                )
+                .hint(format!(
+                    "create i18n/{}.toml with a translation of every key in the {default} file",
+                    lang.code
+                )),
+            );
+            continue;
+        };
+        let file = last_file.get(&lang.code).cloned().unwrap_or_default();
+        for key in reference.keys().filter(|k| !table.contains_key(*k)) {
+            diags.push(
+                Diagnostic::new(
+                    &file,
+                    format!("missing UI string `{key}` for language `{}`", lang.code),
+                )
+                .field(key.clone())
+                .hint(format!(
+                    "add `{key} = \"...\"` (the {default} text is \"{}\")",
+                    reference[key]
+                )),
+            );
+        }
+    }
+    strings
+}
