@@ -73,6 +73,8 @@ struct RawField {
     #[serde(default)]
     facet_name: Option<Spanned<String>>,
     #[serde(default)]
+    facet_label: Option<String>,
+    #[serde(default)]
     values: Option<Spanned<Vec<String>>>,
     #[serde(default)]
     value_labels: BTreeMap<String, String>,
@@ -180,6 +182,8 @@ pub struct FieldDef {
     pub description: Option<String>,
     /// The URL segment of this field's facet pages (`/cases/<facet>/<value>/`), if it is a facet.
     pub facet: Option<String>,
+    /// The heading of the facet's pages; defaults to `label`.
+    pub facet_label: String,
     /// Allowed values for `enum` and `list`.
     pub values: Vec<String>,
     pub value_labels: BTreeMap<String, String>,
@@ -504,8 +508,10 @@ fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics
         } else {
             None
         };
+        let label = f.label.unwrap_or_else(|| name.replace('_', " "));
         fields.push(FieldDef {
-            label: f.label.unwrap_or_else(|| name.replace('_', " ")),
+            facet_label: f.facet_label.unwrap_or_else(|| label.clone()),
+            label,
             name,
             kind,
             required: f.required,

@@ -82,7 +82,7 @@ pub fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
             out.push(Facet {
                 name: facet_name.to_string(),
                 field: field.name.clone(),
-                label: field.label.clone(),
+                label: field.facet_label.clone(),
                 lang: lang.code.clone(),
                 path,
                 values,
