@@ -148,6 +148,10 @@ impl Diagnostics {
         self.0.is_empty()
     }
 
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.0
+    }
+
     /// `Ok(value)` when nothing was collected, else every diagnostic, sorted by location.
     pub fn finish<T>(mut self, value: T) -> Result<T> {
         if self.0.is_empty() {

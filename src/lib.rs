@@ -55,17 +55,26 @@ pub fn render_site(options: &BuildOptions) -> Result<Built> {
     if let Some(url) = &options.base_url {
         config.set_base_url(url)?;
     }
-    // Content and theme errors are independent: report both sets together.
-    let corpus = content::load(&config, options.drafts);
-    let theme = theme::Theme::load(&config);
-    let (corpus, theme) = match (corpus, theme) {
-        (Ok(c), Ok(t)) => (c, t),
-        (Err(Error::Diagnostics(mut a)), Err(Error::Diagnostics(b))) => {
-            a.extend(b);
-            a.sort();
-            return Err(Error::Diagnostics(a));
+    // Content, link and theme errors are independent: report them all together.
+    let (corpus, mut diags) = content::load_partial(&config, options.drafts)?;
+    if !diags.is_empty() {
+        diags.extend(render::markdown_link_errors(&config, &corpus));
+    }
+    let theme = match theme::Theme::load(&config) {
+        Ok(theme) => Some(theme),
+        Err(Error::Diagnostics(d)) => {
+            diags.extend(d);
+            None
         }
-        (Err(e), _) | (_, Err(e)) => return Err(e),
+        Err(e) => return Err(e),
+    };
+    let theme = match theme {
+        Some(theme) if diags.is_empty() => theme,
+        _ => {
+            diags.sort();
+            diags.dedup();
+            return Err(Error::Diagnostics(diags));
+        }
     };
     let rendering = render::site(
         &config,

@@ -70,12 +70,12 @@ const LINK_ATTRIBUTES: &[&str] = &["href", "src", "action", "poster", "data-root
 
 /// Rewrites every `attr="/..."` site link of a page served at `url_path`.
 pub fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> String {
-    let depth = url_path
-        .trim_matches('/')
+    let page_dir: Vec<&str> = url_path
+        .rsplit_once('/')
+        .map_or("", |(dir, _)| dir)
         .split('/')
         .filter(|s| !s.is_empty())
-        .count();
-    let up = "../".repeat(depth);
+        .collect();
     let mut out = String::with_capacity(html.len() + html.len() / 16);
     let mut rest = html;
     while let Some(i) = rest.find("=\"/") {
@@ -92,7 +92,7 @@ pub fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> String {
             .map_or(after.len(), |j| j + value_start);
         let value = &after[value_start..value_end];
         if LINK_ATTRIBUTES.contains(&attr) && !value.starts_with("//") {
-            out.push_str(&rewrite_one(value, &up, mode));
+            out.push_str(&rewrite_one(value, &page_dir, mode));
         } else {
             out.push_str(value);
         }
@@ -102,30 +102,35 @@ pub fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> String {
     out
 }
 
-fn rewrite_one(value: &str, up: &str, mode: LinkMode) -> String {
+/// One root-relative link, made relative to the folder `page_dir` (its segments).
+fn rewrite_one(value: &str, page_dir: &[&str], mode: LinkMode) -> String {
     let split = value.find(['#', '?']).unwrap_or(value.len());
     let (path, suffix) = value.split_at(split);
     let path = path.trim_start_matches('/');
-    match mode {
-        LinkMode::Absolute(base) => format!("{base}{path}{suffix}"),
-        LinkMode::Relative => {
-            let joined = format!("{up}{path}");
-            let joined = if joined.is_empty() {
-                "./".to_string()
-            } else {
-                joined
-            };
-            format!("{joined}{suffix}")
-        }
-        LinkMode::Portable => {
-            let index = if path.is_empty() || path.ends_with('/') {
-                "index.html"
-            } else {
-                ""
-            };
-            format!("{up}{path}{index}{suffix}")
-        }
+    if let LinkMode::Absolute(base) = mode {
+        return format!("{base}{path}{suffix}");
     }
+    // Shortest relative path: climb out of what the two paths do not share.
+    let (target_dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    let target: Vec<&str> = target_dir.split('/').filter(|s| !s.is_empty()).collect();
+    let common = page_dir
+        .iter()
+        .zip(&target)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut rel = "../".repeat(page_dir.len() - common);
+    for seg in &target[common..] {
+        rel.push_str(seg);
+        rel.push('/');
+    }
+    rel.push_str(file);
+    if mode == LinkMode::Portable && file.is_empty() {
+        rel.push_str("index.html");
+    }
+    if rel.is_empty() {
+        rel.push_str("./");
+    }
+    format!("{rel}{suffix}")
 }
 
 /// Minifies HTML with settings that keep it valid for every browser and for our checks.
@@ -237,7 +242,7 @@ mod tests {
         let out = rewrite_links(html, "/cases/syn-1/", LinkMode::Relative);
         assert_eq!(
             out,
-            r#"<a href="../../cases/">x</a><a href="../../">h</a><link href="../../casebook.css"><a href="https://x.org/">e</a><a href="//cdn">c</a><p title="/not-a-link">"#
+            r#"<a href="../">x</a><a href="../../">h</a><link href="../../casebook.css"><a href="https://x.org/">e</a><a href="//cdn">c</a><p title="/not-a-link">"#
         );
         assert_eq!(
             rewrite_links(r#"<a href="/">h</a>"#, "/", LinkMode::Relative),

@@ -18,10 +18,12 @@ use crate::error::{Diagnostic, Diagnostics, Error, Result};
 pub use case::{Case, FieldValue};
 pub use meta::Date;
 
-/// Raster images never leave `content/` as they are: the image pipeline publishes redacted,
-/// metadata-free derivatives instead, so the loader does not treat them as copyable assets.
+/// Images never leave `content/` as they are: only redacted, metadata-free derivatives may be
+/// published, so the loader never treats them as copyable attachments. SVG is included: it
+/// can embed raster photographs and metadata.
 const IMAGE_EXTENSIONS: &[&str] = &[
-    "jpg", "jpeg", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "bmp", "avif",
+    "jpg", "jpeg", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "bmp", "avif", "svg",
+    "svgz", "jxl", "jp2", "dng", "raw", "cr2", "nef", "arw",
 ];
 
 /// What pages and sections share.
@@ -84,8 +86,11 @@ pub struct Corpus {
     pub assets: Vec<Asset>,
     /// (content key, language) -> URL path, for `@/` links.
     links: HashMap<(String, String), String>,
-    /// Content keys that exist in some language, to tell "missing" from "untranslated".
+    /// URL path -> the file that produces it.
     source_of_path: HashMap<String, PathBuf>,
+    /// Content keys of files that exist but failed to load: links to them are not reported
+    /// as broken on top of the file's own errors.
+    pub failed_keys: std::collections::HashSet<String>,
 }
 
 impl Corpus {
@@ -153,6 +158,15 @@ struct Parsed {
 
 /// Loads every content file. `drafts` includes pages marked `draft = true`.
 pub fn load(config: &Config, drafts: bool) -> Result<Corpus> {
+    let (corpus, diags) = load_partial(config, drafts)?;
+    let mut all = Diagnostics::default();
+    all.extend(diags);
+    all.finish(corpus)
+}
+
+/// Loads what can be loaded and returns it with every problem found, so later checks
+/// (internal links) can still run and be reported together with the content errors.
+pub fn load_partial(config: &Config, drafts: bool) -> Result<(Corpus, Vec<Diagnostic>)> {
     let content_dir = config.root.join("content");
     if !content_dir.is_dir() {
         return Err(Error::one(
@@ -192,16 +206,28 @@ pub fn load(config: &Config, drafts: bool) -> Result<Corpus> {
         .map(|rel| parse_file(config, &content_dir, rel))
         .collect();
     let mut parsed = Vec::new();
-    for r in results {
+    let mut failed_keys = std::collections::HashSet::new();
+    for (r, rel) in results.into_iter().zip(&markdown) {
         match r {
             Ok(p) if p.standard.draft && !drafts => {}
             Ok(p) => parsed.push(p),
-            Err(ds) => diags.extend(ds),
+            Err(ds) => {
+                diags.extend(ds);
+                let key = to_slash(rel);
+                failed_keys.extend(
+                    config
+                        .languages
+                        .iter()
+                        .map(|l| key.replace(&format!(".{}.md", l.code), ".md")),
+                );
+                failed_keys.insert(key);
+            }
         }
     }
 
-    let corpus = assemble(config, parsed, &other_files, &content_dir, &mut diags);
-    diags.finish(corpus)
+    let mut corpus = assemble(config, parsed, &other_files, &content_dir, &mut diags);
+    corpus.failed_keys = failed_keys;
+    Ok((corpus, diags.into_vec()))
 }
 
 fn display_path(rel: &Path) -> PathBuf {

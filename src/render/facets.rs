@@ -18,6 +18,8 @@ pub struct Facet {
     pub name: String,
     pub field: String,
     pub label: String,
+    /// The field's description from the schema, if any.
+    pub description: Option<String>,
     pub lang: String,
     /// `/cases/branch/`
     pub path: String,
@@ -83,6 +85,7 @@ pub fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
                 name: facet_name.to_string(),
                 field: field.name.clone(),
                 label: field.facet_label.clone(),
+                description: field.description.clone(),
                 lang: lang.code.clone(),
                 path,
                 values,

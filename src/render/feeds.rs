@@ -78,9 +78,6 @@ pub fn atom(config: &Config, corpus: &Corpus, rendered: &[Rendered]) -> Vec<Outp
                 corpus.pages[i].meta.lang == lang.code && corpus.pages[i].meta.date.is_some()
             })
             .collect();
-        if dated.is_empty() && lang.code != config.default_language {
-            continue;
-        }
         dated.sort_by(|&a, &b| {
             let (ma, mb) = (&corpus.pages[a].meta, &corpus.pages[b].meta);
             mb.date.cmp(&ma.date).then_with(|| ma.path.cmp(&mb.path))

@@ -409,6 +409,15 @@ fn paginator(
     Value::from(map)
 }
 
+/// Every broken `@/` link of the corpus; used when loading failed, so link errors are
+/// reported together with the content errors.
+pub fn markdown_link_errors(config: &Config, corpus: &Corpus) -> Vec<Diagnostic> {
+    match render_markdown(config, corpus) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.diagnostics().to_vec(),
+    }
+}
+
 /// Markdown of every section and page, in parallel, with all broken links collected.
 fn render_markdown(config: &Config, corpus: &Corpus) -> Result<(Vec<Rendered>, Vec<Rendered>)> {
     let one = |meta: &Meta| {
@@ -417,6 +426,7 @@ fn render_markdown(config: &Config, corpus: &Corpus) -> Result<(Vec<Rendered>, V
             corpus
                 .resolve(target, &meta.lang, &config.default_language)
                 .map(str::to_string)
+                .or_else(|| corpus.failed_keys.contains(target).then(|| "#".to_string()))
         };
         let rendered = markdown::render(
             &meta.body,

@@ -1,0 +1,339 @@
+//! Building a fixture site: structure, ordering, pagination, facets, escaping, atomicity,
+//! determinism.
+
+use crate::support::{SiteTest, attrs, texts, tree};
+
+#[test]
+fn builds_sections_pages_and_cases() {
+    let site = SiteTest::fixture("minimal");
+    let run = site.build();
+    run.success();
+    assert!(run.stdout.contains("5 cases"), "{}", run.stdout);
+    for file in [
+        "index.html",
+        "about/index.html",
+        "docs/index.html",
+        "docs/weighted/index.html",
+        "docs/plain-b/index.html",
+        "docs/bundle/index.html",
+        "cases/index.html",
+        "cases/c-001/index.html",
+        "404.html",
+        "sitemap.xml",
+        "robots.txt",
+        "atom.xml",
+        "casebook.css",
+    ] {
+        assert!(site.exists(file), "missing {file}");
+    }
+    let case = site.html("cases/c-001/index.html");
+    assert_eq!(texts(&case, "h1"), ["Case one Synthetic"]);
+    assert_eq!(attrs(&case, "html", "lang"), ["en"]);
+    assert_eq!(attrs(&case, "html", "dir"), ["ltr"]);
+}
+
+#[test]
+fn pages_without_description_use_the_site_description() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let about = site.html("about/index.html");
+    assert_eq!(
+        attrs(&about, "meta[name=description]", "content"),
+        ["A small site for casebook's tests."]
+    );
+    let plain_b = site.html("docs/plain-b/index.html");
+    assert_eq!(
+        attrs(&plain_b, "meta[name=description]", "content"),
+        ["Written with YAML front matter."]
+    );
+}
+
+#[test]
+fn section_lists_follow_weight_then_date_then_title() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let docs = site.html("docs/index.html");
+    assert_eq!(
+        texts(&docs, ".page-list h2"),
+        [
+            "Zeta weighted first",
+            "Bundle with files",
+            "Beta newer",
+            "Alpha older",
+            "Plain A",
+            "Plain B"
+        ]
+    );
+}
+
+#[test]
+fn drafts_only_with_the_flag() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    assert!(!site.exists("docs/draft/index.html"));
+    site.run(&["build", "--drafts"]).success();
+    assert!(site.exists("docs/draft/index.html"));
+}
+
+#[test]
+fn case_lists_are_paginated() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    // paginate_by = 2, five cases: three pages.
+    assert!(site.exists("cases/page/2/index.html"));
+    assert!(site.exists("cases/page/3/index.html"));
+    assert!(!site.exists("cases/page/4/index.html"));
+    let first = site.html("cases/index.html");
+    assert_eq!(texts(&first, ".case-card-title a").len(), 2);
+    assert_eq!(attrs(&first, "a[rel=next]", "href"), ["page/2/"]);
+    let last = site.html("cases/page/3/index.html");
+    assert_eq!(texts(&last, ".case-card-title a").len(), 1);
+    assert_eq!(attrs(&last, "a[rel=prev]", "href"), ["../2/"]);
+    assert!(attrs(&last, "a[rel=next]", "href").is_empty());
+    // The docs section sets its own paginate_by = 10.
+    assert!(!site.exists("docs/page/2/index.html"));
+}
+
+#[test]
+fn facet_pages_list_values_with_counts() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let index = site.html("cases/branch/index.html");
+    // Every declared value is listed, with its count; the label comes from value_labels.
+    let cells = texts(&index, ".facet-table tbody td");
+    assert_eq!(cells, ["Branch 215", "2", "227", "3", "235", "0"]);
+    assert!(site.exists("cases/branch/215/index.html"));
+    assert!(
+        !site.exists("cases/branch/235/index.html"),
+        "no page for an empty value"
+    );
+    // 3 cases in 227, paginate_by = 2.
+    assert!(site.exists("cases/branch/227/page/2/index.html"));
+    let b215 = site.html("cases/branch/215/index.html");
+    assert_eq!(texts(&b215, ".case-card-title a"), ["Case one", "Case two"]);
+
+    // A list field counts a case once per value; a date field facets by year.
+    let indicator = site.html("cases/indicator/index.html");
+    assert_eq!(
+        texts(&indicator, ".facet-table tbody td"),
+        ["starvation", "2", "beating", "3", "eye-injury", "1"]
+    );
+    let year = site.html("cases/year/index.html");
+    assert_eq!(
+        texts(&year, ".facet-table tbody td"),
+        ["2011", "1", "2012", "2", "2013", "2"]
+    );
+    assert_eq!(texts(&year, "h1"), ["Browse by: Year photographed"]);
+    let y2013 = site.html("cases/year/2013/index.html");
+    assert_eq!(texts(&y2013, ".case-card-title a").len(), 2);
+}
+
+#[test]
+fn titles_are_escaped_everywhere() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    // No page carries a script element: the title stays text in the DOM.
+    for file in [
+        "cases/c-005/index.html",
+        "cases/index.html",
+        "cases/branch/227/index.html",
+    ] {
+        let html = site.html(file);
+        assert!(
+            texts(&html, "script").is_empty(),
+            "{file} has a script element"
+        );
+        assert!(
+            texts(&html, "body")
+                .join(" ")
+                .contains("<script>alert(1)</script>"),
+            "{file}"
+        );
+    }
+    for file in ["sitemap.xml", "atom.xml"] {
+        assert!(
+            !site.file(file).contains("<script>"),
+            "{file} carries the raw script"
+        );
+    }
+    // Data exports carry the title as data, exactly as written.
+    let doc: serde_json::Value = serde_json::from_str(&site.file("data/cases.json")).unwrap();
+    assert_eq!(doc["cases"][4]["title"], "<script>alert(1)</script>");
+    let page = site.html("cases/c-005/index.html");
+    assert_eq!(
+        texts(&page, "title"),
+        ["<script>alert(1)</script> · Fixture archive"]
+    );
+    assert!(texts(&page, "h1")[0].starts_with("<script>alert(1)</script>"));
+}
+
+#[test]
+fn images_in_content_are_never_copied() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    assert_eq!(site.file("docs/bundle/notes.txt"), "attached notes\n");
+    assert!(!site.exists("docs/bundle/photo.jpg"));
+    assert!(
+        !site.exists("docs/bundle/diagram.svg"),
+        "SVG can embed photographs"
+    );
+    let images = tree(&site.public())
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".jpg"))
+        .count();
+    assert_eq!(images, 0);
+}
+
+#[test]
+fn two_builds_are_byte_identical() {
+    let a = SiteTest::fixture("minimal");
+    let b = SiteTest::fixture("minimal");
+    a.build().success();
+    b.build().success();
+    let (ta, tb) = (tree(&a.public()), tree(&b.public()));
+    assert!(ta.len() > 30);
+    assert_eq!(
+        ta.iter().map(|t| &t.0).collect::<Vec<_>>(),
+        tb.iter().map(|t| &t.0).collect::<Vec<_>>()
+    );
+    for ((path, x), (_, y)) in ta.iter().zip(&tb) {
+        assert!(x == y, "{path} differs between two builds");
+    }
+}
+
+#[test]
+fn a_failed_build_leaves_the_previous_output_untouched() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let before = tree(&site.public());
+    // A broken template, then broken front matter: both fail without touching public/.
+    let site = site.write(
+        "templates/page.html",
+        "{% extends \"base.html\" %}{% block content %}{{ page.nope }}{% endblock content %}",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("content/about.md")
+        .stderr_has("nothing was written");
+    assert_eq!(tree(&site.public()), before);
+    let site = site.remove("templates/page.html").edit(
+        "content/about.md",
+        "weight = 9",
+        "weight = \"nine\"",
+    );
+    site.build().failure(1);
+    assert_eq!(tree(&site.public()), before);
+    assert!(!site.root().join(".public.casebook-staging").exists());
+}
+
+#[test]
+fn site_templates_override_the_theme() {
+    let site = SiteTest::fixture("minimal").write(
+        "templates/page.html",
+        "{% extends \"base.html\" %}{% block content %}<p class=\"custom\">{{ page.title }}</p>{% endblock content %}",
+    );
+    site.build().success();
+    assert_eq!(texts(&site.html("about/index.html"), "p.custom"), ["About"]);
+}
+
+#[test]
+fn minify_can_be_turned_off() {
+    let site =
+        SiteTest::fixture("minimal").edit("casebook.toml", "minify = true", "minify = false");
+    site.build().success();
+    assert!(
+        site.file("index.html")
+            .contains("<html lang=\"en\" dir=\"ltr\">")
+    );
+    let minified = SiteTest::fixture("minimal");
+    minified.build().success();
+    assert!(minified.file("index.html").len() < site.file("index.html").len());
+}
+
+#[test]
+fn pages_make_no_request_to_another_host_and_run_no_inline_script() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    for (path, bytes) in tree(&site.public())
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".html"))
+    {
+        let html = scraper::Html::parse_document(&String::from_utf8(bytes).unwrap());
+        for src in attrs(&html, "script, img, iframe, audio, video, source", "src") {
+            assert!(!src.contains("//"), "{path}: external src {src}");
+        }
+        for href in attrs(
+            &html,
+            "link[rel=stylesheet], link[rel=preload], link[rel=icon]",
+            "href",
+        ) {
+            assert!(!href.contains("//"), "{path}: external resource {href}");
+        }
+        assert!(
+            texts(&html, "script:not([src])").is_empty(),
+            "{path}: inline script"
+        );
+        let sel = scraper::Selector::parse("*").unwrap();
+        for el in html.select(&sel) {
+            for (name, _) in el.value().attrs() {
+                assert!(!name.starts_with("on"), "{path}: inline handler {name}");
+            }
+        }
+        assert!(
+            texts(&html, "style").is_empty(),
+            "{path}: inline style element"
+        );
+    }
+}
+
+#[test]
+fn refuses_to_build_over_its_own_sources() {
+    let site = SiteTest::fixture("minimal");
+    let root = site.root().to_string_lossy().into_owned();
+    site.run(&["build", "--output", &root])
+        .failure(1)
+        .stderr_has("refusing to build into this folder");
+    assert!(site.root().join("content/about.md").exists());
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let site = SiteTest::fixture("minimal");
+    assert_eq!(site.run(&["build", "--no-such-flag"]).code, 2);
+    assert_eq!(site.run(&["frobnicate"]).code, 2);
+    site.run(&["build", "--help"]).success();
+}
+
+#[test]
+fn init_creates_a_site_that_builds_and_checks() {
+    let dir = SiteTest::empty();
+    let target = dir.root().join("new-site");
+    let target_str = target.to_string_lossy().into_owned();
+    dir.run(&["init", &target_str]).success();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_casebook"))
+        .args(["build", "--root", &target_str])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(target.join("public/cases/example-0001/index.html").exists());
+    assert!(
+        target
+            .join("public/cases/location/north/index.html")
+            .exists()
+    );
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_casebook"))
+        .args(["check", "--root", &target_str])
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    // A second init refuses to overwrite.
+    assert_eq!(dir.run(&["init", &target_str]).code, 1);
+}

@@ -1,0 +1,81 @@
+//! The bundled Caesar-report site: it builds, checks clean, and every sample case is
+//! marked synthetic in its data and on its page.
+
+use crate::support::{SiteTest, copy_tree, repo_root, texts};
+
+fn bundled() -> SiteTest {
+    let site = SiteTest::empty();
+    for part in ["casebook.toml", "content", "themes"] {
+        let from = repo_root().join(part);
+        if from.is_dir() {
+            copy_tree(&from, &site.root().join(part));
+        } else {
+            std::fs::copy(&from, site.root().join(part)).unwrap();
+        }
+    }
+    site
+}
+
+#[test]
+fn bundled_site_checks_clean() {
+    bundled().run(&["check"]).success();
+}
+
+#[test]
+fn bundled_site_has_the_promised_pages() {
+    let site = bundled();
+    site.build().success();
+    for page in [
+        "report/index.html",
+        "authors/desmond-de-silva/index.html",
+        "authors/geoffrey-nice/index.html",
+        "authors/david-crane/index.html",
+        "methodology/index.html",
+        "timeline/index.html",
+        "sources/index.html",
+        "about/index.html",
+        "cases/index.html",
+        "cases/branch/215/index.html",
+        "cases/indicator/starvation/index.html",
+        "cases/year/2012/index.html",
+        "cases/age/index.html",
+        "cases/sex/index.html",
+        "cases/status/index.html",
+    ] {
+        assert!(site.exists(page), "missing {page}");
+    }
+    let home = site.html("index.html");
+    assert_eq!(texts(&home, ".content-warning").len(), 1);
+}
+
+#[test]
+fn every_sample_case_is_synthetic_in_data_and_on_its_page() {
+    let site = bundled();
+    site.build().success();
+    let doc: serde_json::Value = serde_json::from_str(&site.file("data/cases.json")).unwrap();
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() >= 24, "only {} sample cases", cases.len());
+    for case in cases {
+        assert_eq!(case["synthetic"], true, "{}", case["case_id"]);
+        let id = case["case_id"].as_str().unwrap();
+        let page = site.html(&format!("cases/{id}/index.html"));
+        assert_eq!(
+            texts(&page, ".synthetic-notice").len(),
+            1,
+            "{id} lacks the synthetic notice"
+        );
+        assert_eq!(
+            texts(&page, ".content-warning").len(),
+            1,
+            "{id} lacks the content warning"
+        );
+    }
+    // Lists that show sample cases say so too.
+    for list in ["cases/index.html", "cases/branch/215/index.html"] {
+        assert_eq!(
+            texts(&site.html(list), ".synthetic-notice").len(),
+            1,
+            "{list}"
+        );
+    }
+}

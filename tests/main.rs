@@ -1,0 +1,10 @@
+//! casebook's integration tests: one binary over small fixture sites in `tests/fixtures/`.
+
+mod support;
+
+mod build;
+mod bundled;
+mod errors;
+mod export;
+mod i18n;
+mod links;

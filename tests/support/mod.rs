@@ -1,0 +1,196 @@
+//! A chainable harness over fixture sites: copy a fixture to a temporary folder, change
+//! files, run the real `casebook` binary, and inspect its output.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use scraper::{Html, Selector};
+
+pub struct SiteTest {
+    dir: tempfile::TempDir,
+}
+
+/// The outcome of one run of the binary.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    #[track_caller]
+    pub fn success(&self) -> &Self {
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn failure(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code, code,
+            "expected exit {code}\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr lacks {needle:?}:\n{}",
+            self.stderr
+        );
+        self
+    }
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(from).unwrap();
+        let target = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+impl SiteTest {
+    /// A copy of `tests/fixtures/<name>` in a fresh temporary folder.
+    pub fn fixture(name: &str) -> SiteTest {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&repo_root().join("tests/fixtures").join(name), dir.path());
+        SiteTest { dir }
+    }
+
+    /// An empty temporary folder.
+    pub fn empty() -> SiteTest {
+        SiteTest {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(self, rel: &str, text: &str) -> Self {
+        let path = self.root().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        self
+    }
+
+    /// Replaces `from` with `to` in a file, failing if `from` is absent.
+    #[track_caller]
+    pub fn edit(self, rel: &str, from: &str, to: &str) -> Self {
+        let path = self.root().join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{rel} does not contain {from:?}");
+        std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+        self
+    }
+
+    pub fn remove(self, rel: &str) -> Self {
+        let path = self.root().join(rel);
+        if path.is_dir() {
+            std::fs::remove_dir_all(path).unwrap();
+        } else {
+            std::fs::remove_file(path).unwrap();
+        }
+        self
+    }
+
+    /// Runs `casebook <args> --root <site>`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_casebook"));
+        cmd.args(args);
+        if matches!(args.first(), Some(&"build") | Some(&"check")) {
+            cmd.arg("--root").arg(self.root());
+        }
+        let out = cmd.output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub fn build(&self) -> Run {
+        self.run(&["build"])
+    }
+
+    pub fn public(&self) -> PathBuf {
+        self.root().join("public")
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.public().join(rel).exists()
+    }
+
+    #[track_caller]
+    pub fn file(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.public().join(rel))
+            .unwrap_or_else(|e| panic!("public/{rel}: {e}"))
+    }
+
+    pub fn html(&self, rel: &str) -> Html {
+        Html::parse_document(&self.file(rel))
+    }
+}
+
+/// Text of every element matching `selector`.
+pub fn texts(html: &Html, selector: &str) -> Vec<String> {
+    let sel = Selector::parse(selector).unwrap();
+    html.select(&sel)
+        .map(|e| {
+            e.text()
+                .collect::<String>()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// Values of `attr` on every element matching `selector`.
+pub fn attrs(html: &Html, selector: &str, attr: &str) -> Vec<String> {
+    let sel = Selector::parse(selector).unwrap();
+    html.select(&sel)
+        .filter_map(|e| e.value().attr(attr).map(str::to_string))
+        .collect()
+}
+
+/// Every file below `dir`, relative, sorted, with its bytes.
+pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
