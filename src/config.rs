@@ -75,6 +75,8 @@ struct RawField {
     #[serde(default)]
     facet_label: Option<String>,
     #[serde(default)]
+    column: bool,
+    #[serde(default)]
     values: Option<Spanned<Vec<String>>>,
     #[serde(default)]
     value_labels: BTreeMap<String, String>,
@@ -182,6 +184,8 @@ pub struct FieldDef {
     pub description: Option<String>,
     /// The URL segment of this field's facet pages (`/cases/<facet>/<value>/`), if it is a facet.
     pub facet: Option<String>,
+    /// Shown as a column of case lists.
+    pub column: bool,
     /// The heading of the facet's pages; defaults to `label`.
     pub facet_label: String,
     /// Allowed values for `enum` and `list`.
@@ -511,6 +515,7 @@ fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics
         let label = f.label.unwrap_or_else(|| name.replace('_', " "));
         fields.push(FieldDef {
             facet_label: f.facet_label.unwrap_or_else(|| label.clone()),
+            column: f.column,
             label,
             name,
             kind,

@@ -16,6 +16,7 @@ pub mod render;
 pub mod theme;
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 pub use config::Config;
 pub use error::{Diagnostic, Error, Result};
@@ -40,6 +41,31 @@ pub struct BuildReport {
     pub pages: usize,
     pub cases: usize,
     pub files: usize,
+    /// Wall time of each stage, in order, for `--timings`.
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+/// Times stages of a run.
+#[derive(Debug, Default)]
+struct Stopwatch {
+    last: Option<Instant>,
+    laps: Vec<(&'static str, Duration)>,
+}
+
+impl Stopwatch {
+    fn start() -> Self {
+        Stopwatch {
+            last: Some(Instant::now()),
+            laps: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, stage: &'static str) {
+        let now = Instant::now();
+        if let Some(last) = self.last.replace(now) {
+            self.laps.push((stage, now - last));
+        }
+    }
 }
 
 /// Everything a build computes before writing: used by `build`, `check` and tests.
@@ -47,16 +73,23 @@ pub struct Built {
     pub config: Config,
     pub corpus: content::Corpus,
     pub rendering: render::Rendering,
+    timings: Vec<(&'static str, Duration)>,
 }
 
 /// Loads and renders the site in memory; writes nothing.
 pub fn render_site(options: &BuildOptions) -> Result<Built> {
+    render_site_with(options, false)
+}
+
+fn render_site_with(options: &BuildOptions, keep_html: bool) -> Result<Built> {
+    let mut watch = Stopwatch::start();
     let mut config = Config::load(&options.root)?;
     if let Some(url) = &options.base_url {
         config.set_base_url(url)?;
     }
     // Content, link and theme errors are independent: report them all together.
     let (corpus, mut diags) = content::load_partial(&config, options.drafts)?;
+    watch.lap("load content");
     if !diags.is_empty() {
         diags.extend(render::markdown_link_errors(&config, &corpus));
     }
@@ -68,6 +101,7 @@ pub fn render_site(options: &BuildOptions) -> Result<Built> {
         }
         Err(e) => return Err(e),
     };
+    watch.lap("load theme");
     let theme = match theme {
         Some(theme) if diags.is_empty() => theme,
         _ => {
@@ -82,12 +116,15 @@ pub fn render_site(options: &BuildOptions) -> Result<Built> {
         &theme,
         render::RenderOptions {
             portable: options.portable,
+            keep_html,
         },
     )?;
+    watch.lap("render");
     Ok(Built {
         config,
         corpus,
         rendering,
+        timings: watch.laps,
     })
 }
 
@@ -99,10 +136,15 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         .unwrap_or_else(|| options.root.join("public"));
     output::check_output_dir(&options.root, &out)?;
     let built = render_site(options)?;
+    let mut watch = Stopwatch::start();
     output::write(&built.rendering.outputs, &out)?;
+    watch.lap("write");
+    let mut timings = built.timings;
+    timings.extend(watch.laps);
     Ok(BuildReport {
+        timings,
         output: out,
-        pages: built.rendering.pages.len(),
+        pages: built.rendering.url_paths.len(),
         cases: built
             .corpus
             .pages
@@ -115,14 +157,19 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
 
 /// Loads, validates and renders everything and checks every internal link; writes nothing.
 pub fn check(options: &BuildOptions) -> Result<BuildReport> {
-    let built = render_site(options)?;
+    let built = render_site_with(options, true)?;
+    let mut watch = Stopwatch::start();
     let problems = check::links(&built.rendering);
     if !problems.is_empty() {
         return Err(Error::Diagnostics(problems));
     }
+    watch.lap("check links");
+    let mut timings = built.timings;
+    timings.extend(watch.laps);
     Ok(BuildReport {
+        timings,
         output: PathBuf::new(),
-        pages: built.rendering.pages.len(),
+        pages: built.rendering.url_paths.len(),
         cases: built
             .corpus
             .pages

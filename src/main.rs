@@ -9,6 +9,11 @@ use clap::{Args, Parser, Subcommand};
 
 use casebook::{BuildOptions, Error};
 
+// Rendering allocates many short-lived strings on every thread; mimalloc handles that
+// pattern far better than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "casebook",
@@ -56,6 +61,9 @@ struct SiteArgs {
     /// Include pages marked draft = true.
     #[arg(long)]
     drafts: bool,
+    /// Print how long each stage took.
+    #[arg(long)]
+    timings: bool,
 }
 
 fn main() -> ExitCode {
@@ -71,6 +79,17 @@ fn main() -> ExitCode {
         }
     };
     let started = Instant::now();
+    let show_timings = match &cli.command {
+        Command::Build { site, .. } | Command::Check { site } => site.timings,
+        Command::Init { .. } => false,
+    };
+    let print_timings = |r: &casebook::BuildReport| {
+        if show_timings {
+            for (stage, took) in &r.timings {
+                eprintln!("  {stage:<14} {:>9.1} ms", took.as_secs_f64() * 1000.0);
+            }
+        }
+    };
     let result = match cli.command {
         Command::Build {
             site,
@@ -85,6 +104,7 @@ fn main() -> ExitCode {
             portable,
         })
         .map(|r| {
+            print_timings(&r);
             format!(
                 "built {} pages ({} cases, {} files) into {} in {:.2?}",
                 r.pages,
@@ -100,6 +120,7 @@ fn main() -> ExitCode {
             ..Default::default()
         })
         .map(|r| {
+            print_timings(&r);
             format!(
                 "ok: {} pages ({} cases) checked, no problems found",
                 r.pages, r.cases

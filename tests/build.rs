@@ -84,10 +84,10 @@ fn case_lists_are_paginated() {
     assert!(site.exists("cases/page/3/index.html"));
     assert!(!site.exists("cases/page/4/index.html"));
     let first = site.html("cases/index.html");
-    assert_eq!(texts(&first, ".case-card-title a").len(), 2);
+    assert_eq!(texts(&first, ".case-table tbody th a").len(), 2);
     assert_eq!(attrs(&first, "a[rel=next]", "href"), ["page/2/"]);
     let last = site.html("cases/page/3/index.html");
-    assert_eq!(texts(&last, ".case-card-title a").len(), 1);
+    assert_eq!(texts(&last, ".case-table tbody th a").len(), 1);
     assert_eq!(attrs(&last, "a[rel=prev]", "href"), ["../2/"]);
     assert!(attrs(&last, "a[rel=next]", "href").is_empty());
     // The docs section sets its own paginate_by = 10.
@@ -110,7 +110,10 @@ fn facet_pages_list_values_with_counts() {
     // 3 cases in 227, paginate_by = 2.
     assert!(site.exists("cases/branch/227/page/2/index.html"));
     let b215 = site.html("cases/branch/215/index.html");
-    assert_eq!(texts(&b215, ".case-card-title a"), ["Case one", "Case two"]);
+    assert_eq!(
+        texts(&b215, ".case-table tbody th a"),
+        ["Case one", "Case two"]
+    );
 
     // A list field counts a case once per value; a date field facets by year.
     let indicator = site.html("cases/indicator/index.html");
@@ -125,7 +128,7 @@ fn facet_pages_list_values_with_counts() {
     );
     assert_eq!(texts(&year, "h1"), ["Browse by: Year photographed"]);
     let y2013 = site.html("cases/year/2013/index.html");
-    assert_eq!(texts(&y2013, ".case-card-title a").len(), 2);
+    assert_eq!(texts(&y2013, ".case-table tbody th a").len(), 2);
 }
 
 #[test]
@@ -336,4 +339,57 @@ fn init_creates_a_site_that_builds_and_checks() {
     );
     // A second init refuses to overwrite.
     assert_eq!(dir.run(&["init", &target_str]).code, 1);
+}
+
+#[test]
+fn rebuilds_update_changed_files_remove_stale_ones_and_keep_the_rest() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let about_mtime = std::fs::metadata(site.public().join("about/index.html"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let site = site.remove("content/docs/plain-a.md").edit(
+        "content/docs/plain-b.md",
+        "Plain B.",
+        "Plain B, edited.",
+    );
+    site.build().success();
+    site.build().success(); // the staging copy now holds the previous build: sync it again
+    assert!(
+        !site.exists("docs/plain-a/index.html"),
+        "a removed page disappears"
+    );
+    assert!(
+        site.file("docs/plain-b/index.html")
+            .contains("Plain B, edited.")
+    );
+    let after = std::fs::metadata(site.public().join("about/index.html"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(about_mtime, after, "an unchanged page is not rewritten");
+    // The result equals a fresh build of the same input.
+    let fresh = SiteTest::fixture("minimal")
+        .remove("content/docs/plain-a.md")
+        .edit("content/docs/plain-b.md", "Plain B.", "Plain B, edited.");
+    fresh.build().success();
+    assert!(
+        tree(&site.public()) == tree(&fresh.public()),
+        "incremental output differs from a fresh build"
+    );
+}
+
+#[test]
+fn refuses_to_replace_a_folder_that_is_not_a_build() {
+    let site = SiteTest::fixture("minimal").write("elsewhere/notes.txt", "keep me");
+    let out = site.root().join("elsewhere").to_string_lossy().into_owned();
+    site.run(&["build", "--output", &out])
+        .failure(1)
+        .stderr_has("does not look like a casebook build");
+    assert_eq!(
+        std::fs::read_to_string(site.root().join("elsewhere/notes.txt")).unwrap(),
+        "keep me"
+    );
 }

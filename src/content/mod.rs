@@ -86,6 +86,8 @@ pub struct Corpus {
     pub assets: Vec<Asset>,
     /// (content key, language) -> URL path, for `@/` links.
     links: HashMap<(String, String), String>,
+    /// content key -> every (language, URL path) it is published at, in language order.
+    versions: HashMap<String, Vec<(String, String)>>,
     /// URL path -> the file that produces it.
     source_of_path: HashMap<String, PathBuf>,
     /// Content keys of files that exist but failed to load: links to them are not reported
@@ -126,14 +128,9 @@ impl Corpus {
 
     /// Every version of the same content in other languages: (lang, path).
     pub fn translations(&self, key: &str) -> Vec<(&str, &str)> {
-        let mut out: Vec<(&str, &str)> = self
-            .links
-            .iter()
-            .filter(|((k, l), _)| k == key && !l.is_empty())
-            .map(|((_, l), p)| (l.as_str(), p.as_str()))
-            .collect();
-        out.sort();
-        out
+        self.versions.get(key).map_or_else(Vec::new, |v| {
+            v.iter().map(|(l, p)| (l.as_str(), p.as_str())).collect()
+        })
     }
 }
 
@@ -699,6 +696,11 @@ fn index_links(config: &Config, corpus: &mut Corpus, diags: &mut Diagnostics) {
         corpus
             .links
             .insert((m.key.clone(), m.lang.clone()), m.path.clone());
+        corpus
+            .versions
+            .entry(m.key.clone())
+            .or_default()
+            .push((m.lang.clone(), m.path.clone()));
         // An explicit translation file name (`about.ar.md`) links to that language.
         if m.lang != config.default_language {
             let explicit = m.key.replacen(".md", &format!(".{}.md", m.lang), 1);
@@ -709,4 +711,14 @@ fn index_links(config: &Config, corpus: &mut Corpus, diags: &mut Diagnostics) {
         }
     }
     corpus.source_of_path = by_path;
+    let order: HashMap<&str, usize> = config
+        .languages
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.code.as_str(), i))
+        .collect();
+    for v in corpus.versions.values_mut() {
+        v.sort_by_key(|(lang, _)| order.get(lang.as_str()).copied());
+        v.dedup();
+    }
 }

@@ -3,7 +3,6 @@
 //! Written directly rather than through templates: their shape is fixed by standards, and
 //! every URL in them must be absolute (built from `base_url`).
 
-use super::HtmlPage;
 use crate::config::Config;
 use crate::content::Corpus;
 use crate::markdown::Rendered;
@@ -25,7 +24,7 @@ pub fn escape_xml(s: &str) -> String {
 }
 
 /// Every HTML page except the 404 page, sorted by URL.
-pub fn sitemap(config: &Config, corpus: &Corpus, pages: &[HtmlPage]) -> Option<Output> {
+pub fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) -> Option<Output> {
     let mut lastmod = std::collections::HashMap::new();
     for m in corpus
         .pages
@@ -37,9 +36,9 @@ pub fn sitemap(config: &Config, corpus: &Corpus, pages: &[HtmlPage]) -> Option<O
             lastmod.insert(m.path.as_str(), d.format("%Y-%m-%d").to_string());
         }
     }
-    let mut urls: Vec<&str> = pages
+    let mut urls: Vec<&str> = url_paths
         .iter()
-        .map(|p| p.url_path.as_str())
+        .map(String::as_str)
         .filter(|p| *p != "/404.html")
         .collect();
     urls.sort();

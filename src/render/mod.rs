@@ -28,6 +28,8 @@ use views::ViewContext;
 pub struct RenderOptions {
     /// Links name `index.html` so the site works from `file://`.
     pub portable: bool,
+    /// Keep each page's HTML before link rewriting and minification, for `check`.
+    pub keep_html: bool,
 }
 
 /// What a template is rendered for: enough to name the output and report errors.
@@ -57,10 +59,19 @@ pub struct HtmlPage {
     pub html: String,
 }
 
+/// One rendered page: its URL, its finished file and, for checks, its raw HTML.
+struct Finished {
+    url_path: String,
+    output: Output,
+    html: Option<HtmlPage>,
+}
+
 pub struct Rendering {
     pub outputs: Vec<Output>,
-    /// Every HTML page with root-relative links, for the link checker.
+    /// Every HTML page with root-relative links, when `keep_html` was asked for.
     pub pages: Vec<HtmlPage>,
+    /// The URL path of every HTML page.
+    pub url_paths: Vec<String>,
 }
 
 /// The URL of page `n` (1-based) of a paginated list at `base`.
@@ -125,7 +136,27 @@ pub fn site(
     }
     jobs.push(Job::NotFound);
 
-    let results: Vec<std::result::Result<HtmlPage, Diagnostic>> = jobs
+    let base_path = config.base_path();
+    let finish = |page: HtmlPage| -> (Output, Option<HtmlPage>) {
+        let mode = if page.url_path == "/404.html" {
+            LinkMode::Absolute(&base_path)
+        } else if options.portable {
+            LinkMode::Portable
+        } else {
+            LinkMode::Relative
+        };
+        let html = output::rewrite_links(&page.html, &page.url_path, mode);
+        let bytes = if config.minify {
+            output::minify(html.as_bytes())
+        } else {
+            html.into_bytes()
+        };
+        let out = Output::bytes(output::file_for_url(&page.url_path), bytes);
+        (out, options.keep_html.then_some(page))
+    };
+    // Render, rewrite links and minify in one pass per page, so only the finished bytes of
+    // each page stay in memory.
+    let results: Vec<std::result::Result<Finished, Diagnostic>> = jobs
         .par_iter()
         .map(|job| {
             let (template, url_path, source, mut ctx) = match job {
@@ -229,42 +260,33 @@ pub fn site(
                 }
             };
             ctx.insert("template", template);
-            render_template(theme, template, &ctx, &source, &url_path)
+            let page = render_template(theme, template, &ctx, &source, &url_path)?;
+            let (out, kept) = finish(page);
+            Ok(Finished {
+                url_path,
+                output: out,
+                html: kept,
+            })
         })
         .collect();
 
     let mut diags = Diagnostics::default();
-    let mut pages = Vec::with_capacity(results.len());
+    let mut outputs = Vec::with_capacity(results.len() + 16);
+    let mut url_paths = Vec::with_capacity(results.len());
+    let mut pages = Vec::new();
     for r in results {
         match r {
-            Ok(page) => pages.push(page),
+            Ok(f) => {
+                url_paths.push(f.url_path);
+                outputs.push(f.output);
+                pages.extend(f.html);
+            }
             Err(d) => diags.push(d),
         }
     }
-    let pages = diags.finish(pages)?;
+    diags.finish(())?;
 
-    let base_path = config.base_path();
-    let mut outputs: Vec<Output> = pages
-        .par_iter()
-        .map(|p| {
-            let mode = if p.url_path == "/404.html" {
-                LinkMode::Absolute(&base_path)
-            } else if options.portable {
-                LinkMode::Portable
-            } else {
-                LinkMode::Relative
-            };
-            let html = output::rewrite_links(&p.html, &p.url_path, mode);
-            let bytes = if config.minify {
-                output::minify(html.as_bytes())
-            } else {
-                html.into_bytes()
-            };
-            Output::bytes(output::file_for_url(&p.url_path), bytes)
-        })
-        .collect();
-
-    outputs.extend(feeds::sitemap(config, corpus, &pages));
+    outputs.extend(feeds::sitemap(config, corpus, &url_paths));
     outputs.push(feeds::robots(config));
     outputs.extend(feeds::atom(config, corpus, &page_md));
     outputs.extend(export::cases(config, corpus)?);
@@ -278,7 +300,11 @@ pub fn site(
         });
     }
     check_collisions(corpus, &mut outputs)?;
-    Ok(Rendering { outputs, pages })
+    Ok(Rendering {
+        outputs,
+        pages,
+        url_paths,
+    })
 }
 
 /// The same facet page in the other languages that have a case section.
@@ -397,14 +423,27 @@ fn paginator(
             Value::none()
         },
     );
-    let pages: Vec<Value> = (1..=total_pages)
-        .map(|n| {
-            let mut m = tera::Map::new();
-            m.insert("number".into(), Value::from(n));
-            m.insert("path".into(), link(n));
-            Value::from(m)
-        })
-        .collect();
+    // A window around the current page plus the first and last: listing all 550 pages of
+    // an 11,000-case archive on every list page would make the lists quadratic in size.
+    let mut pages: Vec<Value> = Vec::new();
+    let mut last_shown = 0;
+    for n in 1..=total_pages {
+        let shown = n == 1 || n == total_pages || n.abs_diff(current) <= 2;
+        if !shown {
+            continue;
+        }
+        if n > last_shown + 1 {
+            let mut gap = tera::Map::new();
+            gap.insert("gap".into(), Value::from(true));
+            pages.push(Value::from(gap));
+        }
+        let mut m = tera::Map::new();
+        m.insert("number".into(), Value::from(n));
+        m.insert("path".into(), link(n));
+        m.insert("gap".into(), Value::from(false));
+        pages.push(Value::from(m));
+        last_shown = n;
+    }
     map.insert("pages".into(), Value::from(pages));
     Value::from(map)
 }
@@ -512,7 +551,18 @@ impl Shared {
                 .collect();
             let cases = corpus.case_section(&lang.code).map(|i| {
                 let s = &corpus.sections[i];
-                serde_json::json!({ "title": s.meta.title, "path": s.meta.path, "count": s.pages.len() })
+                let columns: Vec<serde_json::Value> = config
+                    .cases
+                    .iter()
+                    .flat_map(|schema| schema.fields.iter().filter(|f| f.column))
+                    .map(|f| serde_json::json!({ "name": f.name, "label": f.label }))
+                    .collect();
+                serde_json::json!({
+                    "title": s.meta.title,
+                    "path": s.meta.path,
+                    "count": s.pages.len(),
+                    "columns": columns,
+                })
             });
             let lang_facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang.code).collect();
             per_lang.insert(

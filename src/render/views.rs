@@ -83,7 +83,17 @@ pub struct ItemView<'a> {
     pub date: Option<String>,
     pub date_display: Option<String>,
     pub summary: Option<&'a str>,
-    pub case: Option<CaseView<'a>>,
+    pub case: Option<ItemCase<'a>>,
+}
+
+/// What a list shows of a case: kept small because every list page of an 11,000-case
+/// archive carries it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemCase<'a> {
+    pub id: &'a str,
+    pub synthetic: bool,
+    pub columns: Vec<String>,
+    pub values: std::collections::BTreeMap<&'a str, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -94,6 +104,9 @@ pub struct CaseView<'a> {
     pub fields: Vec<FieldView<'a>>,
     /// Field name -> plain text, for templates that want one field by name.
     pub values: std::collections::BTreeMap<&'a str, String>,
+    /// Display text of each `column = true` field, in schema order (empty when absent), so
+    /// list tables stay aligned.
+    pub columns: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -102,6 +115,8 @@ pub struct FieldView<'a> {
     pub label: &'a str,
     #[serde(rename = "type")]
     pub kind: FieldType,
+    /// Shown as a column of case lists.
+    pub column: bool,
     pub text: String,
     /// Each value with its display label and, for facets, the facet page it links to.
     pub items: Vec<ValueView>,
@@ -212,6 +227,7 @@ pub fn case_view<'a>(
             name: &field.name,
             label: &field.label,
             kind: field.kind,
+            column: field.column,
             text: items
                 .iter()
                 .map(|i| i.label.as_str())
@@ -220,7 +236,19 @@ pub fn case_view<'a>(
             items,
         });
     }
+    let columns = schema
+        .fields
+        .iter()
+        .filter(|f| f.column)
+        .map(|f| {
+            fields
+                .iter()
+                .find(|v| v.name == f.name)
+                .map_or_else(String::new, |v| v.text.clone())
+        })
+        .collect();
     CaseView {
+        columns,
         id: &case.id,
         synthetic: schema.is_synthetic(case),
         fields,
@@ -300,12 +328,18 @@ impl<'a> ViewContext<'a> {
     ) -> ItemView<'a> {
         let case = page.and_then(|p| {
             let schema = self.config.cases.as_ref()?;
-            Some(case_view(
+            let view = case_view(
                 schema,
                 p.case.as_ref()?,
                 self.case_section_path(p),
                 &meta.lang,
-            ))
+            );
+            Some(ItemCase {
+                id: view.id,
+                synthetic: view.synthetic,
+                columns: view.columns,
+                values: view.values,
+            })
         });
         ItemView {
             title: &meta.title,
