@@ -69,7 +69,7 @@ fn duplicate_case_id_names_both_files() {
         SiteTest::fixture("minimal").edit(CASE, "case_id = \"c-002\"", "case_id = \"c-001\"");
     site.build()
         .failure(1)
-        .stderr_has("case id `c-001` is already used by")
+        .stderr_has("content/cases/c-002/index.md:3:1: case_id: case id `c-001` is already used by content/cases/c-001/index.md")
         .stderr_has("content/cases/c-001/index.md")
         .stderr_has("content/cases/c-002/index.md");
 }

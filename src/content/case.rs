@@ -61,6 +61,8 @@ pub fn facet_slug(s: &str) -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
     pub id: String,
+    /// Line and column of the id field in the case file, for errors about the id.
+    pub id_at: (usize, usize),
     pub values: BTreeMap<String, FieldValue>,
 }
 
@@ -128,7 +130,11 @@ pub fn validate(
         Some(FieldValue::Str(id)) => id.clone(),
         _ => return None,
     };
-    Some(Case { id, values })
+    let id_at = entries
+        .iter()
+        .find(|e| e.key == schema.id_field)
+        .map_or((0, 0), |e| (e.line, e.column));
+    Some(Case { id, id_at, values })
 }
 
 /// Suggests a field name for an unknown key (called by the page loader).

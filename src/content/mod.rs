@@ -620,6 +620,7 @@ fn check_duplicate_cases(config: &Config, corpus: &Corpus, diags: &mut Diagnosti
                         &p.meta.source,
                         format!("case id `{}` is already used by {}", c.id, first.display()),
                     )
+                    .at(c.id_at.0, c.id_at.1)
                     .field(&schema.id_field)
                     .hint("every case needs its own id; change one of the two"),
                 );
