@@ -42,7 +42,41 @@ struct RawConfig {
     #[serde(default)]
     cases: Option<RawCases>,
     #[serde(default)]
+    images: RawImages,
+    #[serde(default)]
     extra: toml::Table,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawImages {
+    widths: Spanned<Vec<u32>>,
+    quality: Spanned<u8>,
+    placeholder_width: u32,
+    case_sensitivity: Spanned<String>,
+    page_sensitivity: Spanned<String>,
+    max_width: u32,
+    max_height: u32,
+    max_pixels: u64,
+    cache_dir: String,
+    redact_color: Spanned<String>,
+}
+
+impl Default for RawImages {
+    fn default() -> Self {
+        RawImages {
+            widths: Spanned::new(0..0, vec![400, 1200]),
+            quality: Spanned::new(0..0, 82),
+            placeholder_width: 24,
+            case_sensitivity: Spanned::new(0..0, "graphic".into()),
+            page_sensitivity: Spanned::new(0..0, "none".into()),
+            max_width: 20_000,
+            max_height: 20_000,
+            max_pixels: 100_000_000,
+            cache_dir: ".casebook-cache".into(),
+            redact_color: Spanned::new(0..0, "#000000".into()),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -114,7 +148,59 @@ pub struct Config {
     pub minify: bool,
     pub feed_limit: usize,
     pub cases: Option<CaseSchema>,
+    pub images: ImageConfig,
     pub extra: toml::Table,
+}
+
+/// How photographs are published: sizes, quality, limits, defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImageConfig {
+    /// Widths of the derivatives, ascending; never upscaled.
+    pub widths: Vec<u32>,
+    /// JPEG quality, 1 to 100.
+    pub quality: u8,
+    /// Width of the blurred placeholder shown instead of graphic photographs.
+    pub placeholder_width: u32,
+    pub case_sensitivity: Sensitivity,
+    pub page_sensitivity: Sensitivity,
+    pub max_width: u32,
+    pub max_height: u32,
+    pub max_pixels: u64,
+    /// Relative to the site root.
+    pub cache_dir: PathBuf,
+    /// The colour of `fill` redactions.
+    pub redact_color: [u8; 3],
+}
+
+impl ImageConfig {
+    pub fn largest_width(&self) -> u32 {
+        self.widths.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// How carefully a photograph is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sensitivity {
+    /// Shown directly.
+    None,
+    /// Shown under a warning.
+    Sensitive,
+    /// Never shown unasked: a blurred placeholder until the visitor chooses to see it.
+    Graphic,
+}
+
+impl Sensitivity {
+    pub const NAMES: [&'static str; 3] = ["none", "sensitive", "graphic"];
+
+    pub fn parse(s: &str) -> Option<Sensitivity> {
+        Some(match s {
+            "none" => Sensitivity::None,
+            "sensitive" => Sensitivity::Sensitive,
+            "graphic" => Sensitivity::Graphic,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -356,6 +442,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
     }
 
     let cases = raw.cases.map(|c| resolve_cases(c, text, path, &mut diags));
+    let images = resolve_images(raw.images, text, path, &mut diags);
 
     diags.finish(Config {
         root: root.to_path_buf(),
@@ -369,8 +456,86 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         minify: raw.minify,
         feed_limit: raw.feed_limit,
         cases,
+        images,
         extra: raw.extra,
     })
+}
+
+fn resolve_images(raw: RawImages, text: &str, path: &Path, diags: &mut Diagnostics) -> ImageConfig {
+    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    let mut widths = raw.widths.get_ref().clone();
+    widths.sort_unstable();
+    widths.dedup();
+    if widths.is_empty() || widths.iter().any(|&w| !(16..=8192).contains(&w)) {
+        let (l, c) = at(raw.widths.span());
+        diags.push(
+            Diagnostic::new(
+                path,
+                "image widths must be between 16 and 8192 pixels, at least one",
+            )
+            .at(l, c)
+            .field("images.widths")
+            .hint("for example widths = [400, 1200]"),
+        );
+    }
+    let quality = *raw.quality.get_ref();
+    if !(1..=100).contains(&quality) {
+        let (l, c) = at(raw.quality.span());
+        diags.push(
+            Diagnostic::new(path, format!("JPEG quality {quality} is out of range"))
+                .at(l, c)
+                .field("images.quality")
+                .hint("use a number from 1 to 100; 80 to 85 suits photographs"),
+        );
+    }
+    let mut sensitivity = |s: &Spanned<String>, field: &str| {
+        Sensitivity::parse(s.get_ref()).unwrap_or_else(|| {
+            let (l, c) = at(s.span());
+            diags.push(
+                Diagnostic::new(path, format!("unknown sensitivity `{}`", s.get_ref()))
+                    .at(l, c)
+                    .field(field.to_string())
+                    .hint(format!("use one of: {}", Sensitivity::NAMES.join(", "))),
+            );
+            Sensitivity::Graphic
+        })
+    };
+    let case_sensitivity = sensitivity(&raw.case_sensitivity, "images.case_sensitivity");
+    let page_sensitivity = sensitivity(&raw.page_sensitivity, "images.page_sensitivity");
+    let redact_color = parse_hex_color(raw.redact_color.get_ref()).unwrap_or_else(|| {
+        let (l, c) = at(raw.redact_color.span());
+        diags.push(
+            Diagnostic::new(
+                path,
+                format!("`{}` is not a colour", raw.redact_color.get_ref()),
+            )
+            .at(l, c)
+            .field("images.redact_color")
+            .hint("write it as \"#rrggbb\", e.g. \"#000000\""),
+        );
+        [0, 0, 0]
+    });
+    ImageConfig {
+        widths,
+        quality,
+        placeholder_width: raw.placeholder_width.clamp(8, 64),
+        case_sensitivity,
+        page_sensitivity,
+        max_width: raw.max_width,
+        max_height: raw.max_height,
+        max_pixels: raw.max_pixels,
+        cache_dir: PathBuf::from(raw.cache_dir),
+        redact_color,
+    }
+}
+
+fn parse_hex_color(s: &str) -> Option<[u8; 3]> {
+    let hex = s.strip_prefix('#')?;
+    if hex.len() != 6 {
+        return None;
+    }
+    let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+    Some([byte(0)?, byte(2)?, byte(4)?])
 }
 
 const BASE_URL_HINT: &str =

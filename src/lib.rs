@@ -9,6 +9,7 @@ pub mod check;
 pub mod config;
 pub mod content;
 pub mod error;
+pub mod images;
 pub mod init;
 pub mod markdown;
 pub mod output;
@@ -32,6 +33,8 @@ pub struct BuildOptions {
     pub drafts: bool,
     /// Links name `index.html` so the site works opened from disk.
     pub portable: bool,
+    /// Show progress of long image runs on stderr.
+    pub progress: bool,
 }
 
 /// What a build produced, for the summary line.
@@ -73,6 +76,7 @@ pub struct Built {
     pub config: Config,
     pub corpus: content::Corpus,
     pub rendering: render::Rendering,
+    pub images: images::ImageSet,
     timings: Vec<(&'static str, Duration)>,
 }
 
@@ -110,20 +114,32 @@ fn render_site_with(options: &BuildOptions, keep_html: bool) -> Result<Built> {
             return Err(Error::Diagnostics(diags));
         }
     };
-    let rendering = render::site(
+    let progress = if options.progress {
+        images::Progress::Show
+    } else {
+        images::Progress::Quiet
+    };
+    let images = images::run(&config, &corpus, progress)?;
+    watch.lap("images");
+    let mut rendering = render::site(
         &config,
         &corpus,
         &theme,
+        &images,
         render::RenderOptions {
             portable: options.portable,
             keep_html,
         },
     )?;
     watch.lap("render");
+    let manifest = images::manifest::build(&rendering.outputs, &images)?;
+    rendering.outputs.push(manifest);
+    watch.lap("manifest");
     Ok(Built {
         config,
         corpus,
         rendering,
+        images,
         timings: watch.laps,
     })
 }
@@ -159,11 +175,14 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
 pub fn check(options: &BuildOptions) -> Result<BuildReport> {
     let built = render_site_with(options, true)?;
     let mut watch = Stopwatch::start();
-    let problems = check::links(&built.rendering);
+    let mut problems = check::links(&built.rendering);
+    problems.extend(audit(&built, &options.root.join("public")));
     if !problems.is_empty() {
+        problems.sort();
+        problems.dedup();
         return Err(Error::Diagnostics(problems));
     }
-    watch.lap("check links");
+    watch.lap("check and audit");
     let mut timings = built.timings;
     timings.extend(watch.laps);
     Ok(BuildReport {
@@ -178,4 +197,51 @@ pub fn check(options: &BuildOptions) -> Result<BuildReport> {
             .count(),
         files: built.rendering.outputs.len(),
     })
+}
+
+/// Audits what a build would publish and, if it exists, the built output on disk.
+fn audit(built: &Built, public: &std::path::Path) -> Vec<Diagnostic> {
+    use rayon::prelude::*;
+    let sources = built.images.source_hashes();
+    let largest = built.config.images.largest_width();
+    let mut problems: Vec<Diagnostic> = built
+        .rendering
+        .outputs
+        .par_iter()
+        .flat_map(|o| {
+            let mut p = Vec::new();
+            let path = std::path::Path::new("(build)").join(&o.path);
+            if let Ok(bytes) = o.read() {
+                images::audit::file(&path, &bytes, &sources, largest, &mut p);
+            }
+            p
+        })
+        .collect();
+    for page in &built.rendering.pages {
+        images::audit::html(&page.source, &page.html, &mut problems);
+    }
+    if public.is_dir() {
+        let files: Vec<PathBuf> = walkdir::WalkDir::new(public)
+            .into_iter()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_file())
+            .map(|e| e.into_path())
+            .collect();
+        problems.par_extend(files.par_iter().flat_map(|path| {
+            let mut p = Vec::new();
+            if let Ok(bytes) = std::fs::read(path) {
+                images::audit::file(path, &bytes, &sources, largest, &mut p);
+                if path.extension().is_some_and(|e| e == "html") {
+                    images::audit::html(path, &String::from_utf8_lossy(&bytes), &mut p);
+                }
+            }
+            p
+        }));
+    }
+    problems
+}
+
+/// Re-hashes a built or downloaded site against its `manifest.json`.
+pub fn verify(dir: &std::path::Path) -> Result<images::manifest::Verified> {
+    images::manifest::verify(dir)
 }

@@ -41,10 +41,16 @@ enum Command {
         #[arg(long)]
         portable: bool,
     },
-    /// Validate everything and check internal links; writes nothing.
+    /// Validate everything, check internal links and audit images and the built output; writes nothing.
     Check {
         #[command(flatten)]
         site: SiteArgs,
+    },
+    /// Re-hash a built or downloaded site against its manifest.json; report every mismatch.
+    Verify {
+        /// The built site (the folder holding manifest.json).
+        #[arg(default_value = "public")]
+        dir: PathBuf,
     },
     /// Create a minimal working site in DIR.
     Init {
@@ -81,7 +87,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     let show_timings = match &cli.command {
         Command::Build { site, .. } | Command::Check { site } => site.timings,
-        Command::Init { .. } => false,
+        Command::Init { .. } | Command::Verify { .. } => false,
     };
     let print_timings = |r: &casebook::BuildReport| {
         if show_timings {
@@ -102,6 +108,7 @@ fn main() -> ExitCode {
             base_url,
             drafts: site.drafts,
             portable,
+            progress: true,
         })
         .map(|r| {
             print_timings(&r);
@@ -124,6 +131,14 @@ fn main() -> ExitCode {
             format!(
                 "ok: {} pages ({} cases) checked, no problems found",
                 r.pages, r.cases
+            )
+        }),
+        Command::Verify { dir } => casebook::verify(&dir).map(|v| {
+            format!(
+                "ok: {} files ({} bytes) in {} match manifest.json",
+                v.files,
+                v.bytes,
+                dir.display()
             )
         }),
         Command::Init { dir } => casebook::init::init(&dir).map(|files| {

@@ -26,6 +26,14 @@ pub enum Data {
     Bytes(Vec<u8>),
     /// Copied from a source file as it is (attachments, never images).
     Copy(PathBuf),
+    /// A derivative in the image cache, whose hash is already known. Published as a hard
+    /// link where the filesystem allows, so rebuilding an archive of photographs copies
+    /// nothing.
+    Cached {
+        file: PathBuf,
+        sha256: String,
+        size: u64,
+    },
 }
 
 impl Output {
@@ -40,7 +48,7 @@ impl Output {
     pub fn read(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
         match &self.data {
             Data::Bytes(b) => Ok(b.as_slice().into()),
-            Data::Copy(p) => std::fs::read(p).map(Into::into),
+            Data::Copy(p) | Data::Cached { file: p, .. } => std::fs::read(p).map(Into::into),
         }
     }
 }
@@ -67,7 +75,7 @@ pub enum LinkMode<'a> {
 }
 
 /// Attributes whose root-relative values are site links.
-const LINK_ATTRIBUTES: &[&str] = &["href", "src", "action", "poster", "data-root"];
+const LINK_ATTRIBUTES: &[&str] = &["href", "src", "action", "poster", "data-root", "srcset"];
 
 /// Rewrites every `attr="/..."` site link of a page served at `url_path`.
 pub fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> String {
@@ -92,7 +100,27 @@ pub fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> String {
             .find('"')
             .map_or(after.len(), |j| j + value_start);
         let value = &after[value_start..value_end];
-        if LINK_ATTRIBUTES.contains(&attr) && !value.starts_with("//") {
+        if attr == "srcset" {
+            // `url 400w, url 1200w`: each candidate's URL is a link.
+            let candidates: Vec<String> = value
+                .split(',')
+                .map(|c| {
+                    let c = c.trim();
+                    let (url, descriptor) = c.split_once(' ').unwrap_or((c, ""));
+                    let url = if url.starts_with('/') && !url.starts_with("//") {
+                        rewrite_one(url, &page_dir, mode)
+                    } else {
+                        url.to_string()
+                    };
+                    if descriptor.is_empty() {
+                        url
+                    } else {
+                        format!("{url} {descriptor}")
+                    }
+                })
+                .collect();
+            out.push_str(&candidates.join(", "));
+        } else if LINK_ATTRIBUTES.contains(&attr) && !value.starts_with("//") {
             out.push_str(&rewrite_one(value, &page_dir, mode));
         } else {
             out.push_str(value);
@@ -293,8 +321,11 @@ fn sync_tree_in_pool(outputs: &[Output], dir: &Path) -> Result<()> {
     outputs.par_iter().try_for_each(|o| {
         let target = dir.join(&o.path);
         let rel = Path::new(&o.path);
+        if let Data::Cached { file, size, .. } = &o.data {
+            return publish_cached(file, *size, &target, existing.contains(rel));
+        }
         let bytes = o.read().map_err(|e| match &o.data {
-            Data::Copy(src) => Error::io(src, e),
+            Data::Copy(src) | Data::Cached { file: src, .. } => Error::io(src, e),
             Data::Bytes(_) => Error::io(&target, e),
         })?;
         if existing.contains(rel) && same_content(&target, &bytes) {
@@ -302,6 +333,41 @@ fn sync_tree_in_pool(outputs: &[Output], dir: &Path) -> Result<()> {
         }
         std::fs::write(&target, &bytes).map_err(|e| Error::io(&target, e))
     })
+}
+
+/// Links (or copies) a cache file into place unless the same file is already there.
+fn publish_cached(file: &Path, size: u64, target: &Path, exists: bool) -> Result<()> {
+    if exists {
+        if same_file(file, target) {
+            return Ok(());
+        }
+        let same = std::fs::metadata(target).is_ok_and(|m| m.len() == size)
+            && std::fs::read(file).ok() == std::fs::read(target).ok();
+        if same {
+            return Ok(());
+        }
+        std::fs::remove_file(target).map_err(|e| Error::io(target, e))?;
+    }
+    if std::fs::hard_link(file, target).is_err() {
+        std::fs::copy(file, target).map_err(|e| Error::io(file, e))?;
+    }
+    Ok(())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
 }
 
 fn same_content(path: &Path, bytes: &[u8]) -> bool {

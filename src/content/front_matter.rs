@@ -24,6 +24,8 @@ pub struct Entry {
 #[derive(Debug, Clone)]
 pub struct Document<'a> {
     pub entries: Vec<Entry>,
+    /// The front matter's text, between the delimiters.
+    pub block: &'a str,
     pub body: &'a str,
     /// 1-based line of the file on which the body starts.
     pub body_line: usize,
@@ -70,6 +72,7 @@ pub fn parse<'a>(path: &Path, text: &'a str) -> Result<Document<'a>, Diagnostic>
     let body_line = line_col(text, body_start).0;
     Ok(Document {
         entries,
+        block,
         body: &text[body_start..],
         body_line,
     })

@@ -21,6 +21,7 @@ pub const PAGE_KEYS: &[&str] = &[
     "slug",
     "template",
     "extra",
+    "photos",
 ];
 pub const SECTION_KEYS: &[&str] = &[
     "title",

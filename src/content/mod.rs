@@ -7,6 +7,7 @@
 pub mod case;
 pub mod front_matter;
 pub mod meta;
+pub mod photos;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -46,6 +47,8 @@ pub struct Meta {
     pub body: String,
     /// The file line on which `body` starts.
     pub body_line: usize,
+    /// Photographs this page publishes (`[[photos]]`).
+    pub photos: Vec<photos::PhotoSpec>,
 }
 
 #[derive(Debug, Clone)]
@@ -327,6 +330,31 @@ fn parse_file(
         }
     }
     let standard = meta::extract(&source, &standard_entries, &mut diags);
+    let photos = match doc.entries.iter().find(|e| e.key == "photos") {
+        Some(e) if kind != FileKind::SectionIndex => {
+            let default = if in_case_section {
+                config.images.case_sensitivity
+            } else {
+                config.images.page_sensitivity
+            };
+            let display_dir = source
+                .parent()
+                .unwrap_or(Path::new("content"))
+                .to_path_buf();
+            let dir = abs.parent().unwrap_or(content_dir).to_path_buf();
+            photos::parse(
+                &e.value,
+                doc.block,
+                e.line,
+                &source,
+                &dir,
+                &display_dir,
+                default,
+                &mut diags,
+            )
+        }
+        _ => Vec::new(),
+    };
     let has_case_fields = !case_entries.is_empty();
     let case = match schema {
         Some(schema) if in_case_section && !is_translation => {
@@ -380,6 +408,7 @@ fn parse_file(
             path: String::new(),
             body: doc.body.to_string(),
             body_line: doc.body_line,
+            photos,
         },
         standard,
         case,

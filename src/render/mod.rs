@@ -18,6 +18,7 @@ use tera::{Context, Value};
 use crate::config::Config;
 use crate::content::{Corpus, Meta};
 use crate::error::{Diagnostic, Diagnostics, Error, Result};
+use crate::images::ImageSet;
 use crate::markdown::{self, Rendered};
 use crate::output::{self, Data, LinkMode, Output};
 use crate::theme::{Theme, error_chain};
@@ -87,10 +88,15 @@ pub fn site(
     config: &Config,
     corpus: &Corpus,
     theme: &Theme,
+    images: &ImageSet,
     options: RenderOptions,
 ) -> Result<Rendering> {
     let (section_md, page_md) = render_markdown(config, corpus)?;
-    let views = ViewContext { config, corpus };
+    let views = ViewContext {
+        config,
+        corpus,
+        images,
+    };
     let items: Vec<Value> = corpus
         .pages
         .par_iter()
@@ -293,6 +299,7 @@ pub fn site(
     for (path, bytes) in &theme.static_files {
         outputs.push(Output::bytes(path.clone(), bytes.clone()));
     }
+    outputs.extend(images.outputs());
     for asset in &corpus.assets {
         outputs.push(Output {
             path: asset.output.clone(),

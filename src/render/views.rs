@@ -5,8 +5,9 @@
 
 use serde::Serialize;
 
-use crate::config::{CaseSchema, Config, FieldType};
+use crate::config::{CaseSchema, Config, FieldType, Sensitivity};
 use crate::content::{Case, Corpus, Date, FieldValue, Meta, Page};
+use crate::images::ImageSet;
 use crate::markdown::{Rendered, TocEntry};
 
 /// The same content in another language, for the switcher and `hreflang`.
@@ -72,6 +73,9 @@ pub struct PageView<'a> {
     /// A case shown in a language its narrative was not translated into.
     pub fallback: bool,
     pub source: String,
+    pub photos: Vec<PhotoView>,
+    /// True when a photograph is graphic: the theme then offers to show them all.
+    pub has_graphic: bool,
 }
 
 /// A list entry: a page without its full content.
@@ -91,6 +95,7 @@ pub struct ItemView<'a> {
 #[derive(Debug, Clone, Serialize)]
 pub struct ItemCase<'a> {
     pub id: &'a str,
+    pub thumb: Option<ThumbView>,
     pub synthetic: bool,
     pub columns: Vec<String>,
     pub values: std::collections::BTreeMap<&'a str, String>,
@@ -259,6 +264,50 @@ pub fn case_view<'a>(
 pub struct ViewContext<'a> {
     pub config: &'a Config,
     pub corpus: &'a Corpus,
+    pub images: &'a ImageSet,
+}
+
+/// One image file as templates see it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageFile {
+    pub path: String,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A photograph as templates see it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhotoView {
+    pub alt: String,
+    pub caption: Option<String>,
+    /// `none`, `sensitive` or `graphic`.
+    pub sensitivity: Sensitivity,
+    /// The largest derivative.
+    pub src: ImageFile,
+    /// Every derivative, ascending: for `srcset`.
+    pub sizes: Vec<ImageFile>,
+    /// `path 400w, path 1200w`.
+    pub srcset: String,
+    /// The blurred placeholder.
+    pub placeholder: ImageFile,
+}
+
+/// What a list shows of a case's first photograph: only the placeholder when graphic.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThumbView {
+    pub path: String,
+    pub width: u32,
+    pub height: u32,
+    pub alt: String,
+    pub graphic: bool,
+}
+
+fn image_file(p: &crate::images::Published) -> ImageFile {
+    ImageFile {
+        path: p.path.clone(),
+        width: p.width,
+        height: p.height,
+    }
 }
 
 impl<'a> ViewContext<'a> {
@@ -307,7 +356,35 @@ impl<'a> ViewContext<'a> {
             case,
             fallback: page.is_some_and(|p| p.fallback),
             source: meta.source.display().to_string(),
+            photos: self.photos(meta),
+            has_graphic: meta
+                .photos
+                .iter()
+                .any(|p| p.sensitivity == Sensitivity::Graphic),
         }
+    }
+
+    pub fn photos(&self, meta: &Meta) -> Vec<PhotoView> {
+        meta.photos
+            .iter()
+            .filter_map(|spec| {
+                let out = self.images.get(spec)?;
+                let sizes: Vec<ImageFile> = out.sizes.iter().map(image_file).collect();
+                Some(PhotoView {
+                    alt: spec.alt.clone(),
+                    caption: spec.caption.clone(),
+                    sensitivity: spec.sensitivity,
+                    src: sizes.last()?.clone(),
+                    srcset: sizes
+                        .iter()
+                        .map(|s| format!("{} {}w", s.path, s.width))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    sizes,
+                    placeholder: image_file(&out.placeholder),
+                })
+            })
+            .collect()
     }
 
     /// Other-language versions of a page or section, in language order.
@@ -334,7 +411,24 @@ impl<'a> ViewContext<'a> {
                 self.case_section_path(p),
                 &meta.lang,
             );
+            let thumb = meta.photos.first().and_then(|spec| {
+                let out = self.images.get(spec)?;
+                let graphic = spec.sensitivity == Sensitivity::Graphic;
+                let file = if graphic {
+                    &out.placeholder
+                } else {
+                    &out.sizes[0]
+                };
+                Some(ThumbView {
+                    path: file.path.clone(),
+                    width: file.width,
+                    height: file.height,
+                    alt: spec.alt.clone(),
+                    graphic,
+                })
+            });
             Some(ItemCase {
+                thumb,
                 id: view.id,
                 synthetic: view.synthetic,
                 columns: view.columns,

@@ -1,0 +1,181 @@
+//! The content-addressed image cache (`.casebook-cache/` by default).
+//!
+//! `images/<sha256>.jpg` holds every derivative ever made, named by its own hash, so a file
+//! is written once and never changes. `index.json` records, per job key (source hash +
+//! operation + pipeline version), which files the job produced, and per source file its
+//! size, times and inode with its SHA-256: when none of those changed, the source is not
+//! hashed again. The ctime cannot be set back by tools such as `touch`, so a changed file is
+//! always noticed. A damaged or missing index only costs time: everything is re-derived.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::hex;
+use super::pipeline::Encoded;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// `size` or `placeholder`.
+    pub kind: String,
+    pub width: u32,
+    pub height: u32,
+    pub sha256: String,
+    pub size: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct SourceStamp {
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+    inode: u64,
+    sha256: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Index {
+    version: String,
+    sources: BTreeMap<String, SourceStamp>,
+    jobs: BTreeMap<String, Vec<Entry>>,
+}
+
+pub struct Cache {
+    dir: PathBuf,
+    previous: Index,
+    /// What this build used; saved at the end, so stale entries fall away.
+    current: Mutex<Index>,
+}
+
+fn stamp(path: &Path) -> Option<(u64, i128, i128, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Some((
+            m.len(),
+            ns(m.mtime(), m.mtime_nsec()),
+            ns(m.ctime(), m.ctime_nsec()),
+            m.ino(),
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        let mtime = m
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos() as i128;
+        Some((m.len(), mtime, 0, 0))
+    }
+}
+
+impl Cache {
+    pub fn open(dir: &Path) -> Cache {
+        let previous: Index = std::fs::read(dir.join("index.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .filter(|i: &Index| i.version == super::PIPELINE_VERSION)
+            .unwrap_or_default();
+        Cache {
+            dir: dir.to_path_buf(),
+            previous,
+            current: Mutex::new(Index {
+                version: super::PIPELINE_VERSION.into(),
+                ..Index::default()
+            }),
+        }
+    }
+
+    pub fn file(&self, sha256: &str) -> PathBuf {
+        self.dir.join("images").join(format!("{sha256}.jpg"))
+    }
+
+    /// The source's hash from the index, if the file is unchanged since it was recorded.
+    pub fn known_source_hash(&self, source: &Path) -> Option<String> {
+        let key = source.to_string_lossy();
+        let old = self.previous.sources.get(key.as_ref())?;
+        let (size, mtime_ns, ctime_ns, inode) = stamp(source)?;
+        if (size, mtime_ns, ctime_ns, inode) != (old.size, old.mtime_ns, old.ctime_ns, old.inode) {
+            return None;
+        }
+        self.lock().sources.insert(key.into_owned(), old.clone());
+        Some(old.sha256.clone())
+    }
+
+    pub fn remember_source(&self, source: &Path, sha256: &str) {
+        if let Some((size, mtime_ns, ctime_ns, inode)) = stamp(source) {
+            self.lock().sources.insert(
+                source.to_string_lossy().into_owned(),
+                SourceStamp {
+                    size,
+                    mtime_ns,
+                    ctime_ns,
+                    inode,
+                    sha256: sha256.to_string(),
+                },
+            );
+        }
+    }
+
+    /// The files a job made before, if they are all still in the cache.
+    pub fn job(&self, key: &str) -> Option<Vec<Entry>> {
+        let entries = self.previous.jobs.get(key)?;
+        let intact = entries
+            .iter()
+            .all(|e| std::fs::metadata(self.file(&e.sha256)).is_ok_and(|m| m.len() == e.size));
+        if !intact {
+            return None;
+        }
+        self.record_job(key, entries.clone());
+        Some(entries.clone())
+    }
+
+    pub fn record_job(&self, key: &str, entries: Vec<Entry>) {
+        self.lock().jobs.insert(key.to_string(), entries);
+    }
+
+    /// Writes an encoded image under its own hash (once) and describes it.
+    pub fn store(&self, kind: &str, e: &Encoded) -> std::io::Result<Entry> {
+        let sha256 = hex(&Sha256::digest(&e.bytes));
+        let path = self.file(&sha256);
+        if !path.exists() {
+            let dir = self.dir.join("images");
+            std::fs::create_dir_all(&dir)?;
+            let tmp = dir.join(format!(".{sha256}.{}.tmp", std::process::id()));
+            std::fs::write(&tmp, &e.bytes)?;
+            std::fs::rename(&tmp, &path)?;
+        }
+        Ok(Entry {
+            kind: kind.into(),
+            width: e.width,
+            height: e.height,
+            sha256,
+            size: e.bytes.len() as u64,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Index> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Saves the index of this build. Failure to save only makes the next build slower.
+    pub fn save(&self) {
+        let index = self.lock();
+        if std::fs::create_dir_all(&self.dir).is_err() {
+            return;
+        }
+        let Ok(bytes) = serde_json::to_vec(&*index) else {
+            return;
+        };
+        let tmp = self.dir.join(format!(".index.{}.tmp", std::process::id()));
+        if std::fs::write(&tmp, bytes).is_ok() {
+            let _ = std::fs::rename(&tmp, self.dir.join("index.json"));
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! Evidence photographs: plan the work, derive safe images (in parallel, through a
+//! content-addressed cache), and describe what was published for pages and the manifest.
+//!
+//! Planning collects every `[[photos]]` entry of the corpus into jobs; a job's cache key is
+//! the source's SHA-256 plus the operation plus the pipeline version, so an unchanged photo
+//! is never decoded twice and a changed redaction re-derives that photo alone.
+
+pub mod audit;
+mod cache;
+pub mod manifest;
+pub mod pipeline;
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::config::Config;
+use crate::content::Corpus;
+use crate::content::photos::{PhotoSpec, Region};
+use crate::error::{Diagnostic, Diagnostics, Result};
+use crate::output::{Data, Output};
+
+/// Changing how pixels are produced must change every cache key.
+pub const PIPELINE_VERSION: &str = "casebook-images-1";
+
+/// One published image file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Published {
+    /// Root-relative URL path (`/cases/syn-0001/photo-1.3f9a2c1d.400.jpg`).
+    pub path: String,
+    pub width: u32,
+    pub height: u32,
+    #[serde(skip)]
+    pub sha256: String,
+    #[serde(skip)]
+    pub size: u64,
+    #[serde(skip)]
+    pub cache_file: PathBuf,
+}
+
+/// What one photograph became.
+#[derive(Debug, Clone)]
+pub struct PhotoOutput {
+    pub source: PathBuf,
+    pub source_sha256: String,
+    /// Ascending widths.
+    pub sizes: Vec<Published>,
+    pub placeholder: Published,
+    pub redactions: Vec<Region>,
+    pub quality: u8,
+}
+
+/// Every photograph of the site, looked up by `spec_key`.
+#[derive(Debug, Clone, Default)]
+pub struct ImageSet {
+    photos: HashMap<String, PhotoOutput>,
+}
+
+impl ImageSet {
+    pub fn get(&self, spec: &PhotoSpec) -> Option<&PhotoOutput> {
+        self.photos.get(&spec_key(spec))
+    }
+
+    /// Sorted by the path of the largest derivative, for deterministic output.
+    pub fn all(&self) -> Vec<&PhotoOutput> {
+        let mut v: Vec<&PhotoOutput> = self.photos.values().collect();
+        v.sort_by(|a, b| a.placeholder.path.cmp(&b.placeholder.path));
+        v
+    }
+
+    /// The SHA-256 of every source, for the audit ("no published file is a source").
+    pub fn source_hashes(&self) -> std::collections::HashSet<String> {
+        self.photos
+            .values()
+            .map(|p| p.source_sha256.clone())
+            .collect()
+    }
+
+    /// Every derivative and placeholder as output files.
+    pub fn outputs(&self) -> Vec<Output> {
+        let mut out: Vec<Output> = self
+            .photos
+            .values()
+            .flat_map(|p| p.sizes.iter().chain(std::iter::once(&p.placeholder)))
+            .map(|img| Output {
+                path: img.path.trim_start_matches('/').to_string(),
+                data: Data::Cached {
+                    file: img.cache_file.clone(),
+                    sha256: img.sha256.clone(),
+                    size: img.size,
+                },
+            })
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out.dedup_by(|a, b| a.path == b.path);
+        out
+    }
+}
+
+/// Identifies a photo entry independently of the source's contents: the same file with
+/// the same redactions is one job, wherever it is used.
+fn spec_key(spec: &PhotoSpec) -> String {
+    let mut key = spec.display.to_string_lossy().into_owned();
+    for r in &spec.redact {
+        key.push_str(&format!("|{:?}:{}:{}:{}:{}", r.method, r.x, r.y, r.w, r.h));
+    }
+    key
+}
+
+/// How to report progress on long runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Progress {
+    #[default]
+    Quiet,
+    /// A progress bar on a terminal, periodic plain lines otherwise.
+    Show,
+}
+
+struct Job<'a> {
+    spec: &'a PhotoSpec,
+    /// The URL folder the derivatives are published in.
+    dir: String,
+}
+
+/// Derives every photograph of the corpus.
+pub fn run(config: &Config, corpus: &Corpus, progress: Progress) -> Result<ImageSet> {
+    let mut jobs: BTreeMap<String, Job> = BTreeMap::new();
+    let metas = corpus
+        .pages
+        .iter()
+        .map(|p| &p.meta)
+        .chain(corpus.sections.iter().map(|s| &s.meta));
+    for meta in metas {
+        for spec in &meta.photos {
+            // The first page (default language first) publishes; translations link to it.
+            jobs.entry(spec_key(spec)).or_insert_with(|| Job {
+                spec,
+                dir: if meta.lang == config.default_language {
+                    meta.path.clone()
+                } else {
+                    meta.path
+                        .strip_prefix(&config.language_prefix(&meta.lang))
+                        .map_or_else(|| meta.path.clone(), |rest| format!("/{rest}"))
+                },
+            });
+        }
+    }
+    if jobs.is_empty() {
+        return Ok(ImageSet::default());
+    }
+    let cache_dir = config.root.join(&config.images.cache_dir);
+    let cache = cache::Cache::open(&cache_dir);
+    let total = jobs.len();
+    let done = AtomicUsize::new(0);
+    let reporter = Reporter::new(progress, total);
+    let results: Vec<(String, std::result::Result<PhotoOutput, Diagnostic>)> = jobs
+        .into_par_iter()
+        .map(|(key, job)| {
+            let r = derive_one(config, &cache, &job);
+            reporter.tick(done.fetch_add(1, Ordering::Relaxed) + 1);
+            (key, r)
+        })
+        .collect();
+    reporter.finish();
+    cache.save();
+    let mut diags = Diagnostics::default();
+    let mut photos = HashMap::new();
+    for (key, r) in results {
+        match r {
+            Ok(p) => {
+                photos.insert(key, p);
+            }
+            Err(d) => diags.push(d),
+        }
+    }
+    diags.finish(ImageSet { photos })
+}
+
+fn photo_error(spec: &PhotoSpec, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(
+        &spec.page,
+        format!("photograph `{}`: {}", spec.file, message.into()),
+    )
+    .at(spec.line, 1)
+    .field(format!("photos[{}].file", spec.index))
+}
+
+fn derive_one(
+    config: &Config,
+    cache: &cache::Cache,
+    job: &Job,
+) -> std::result::Result<PhotoOutput, Diagnostic> {
+    let spec = job.spec;
+    let images = &config.images;
+    let mut bytes: Option<Vec<u8>> = None;
+    let source_sha256 = match cache.known_source_hash(&spec.source) {
+        Some(h) => h,
+        None => {
+            let b = std::fs::read(&spec.source)
+                .map_err(|e| photo_error(spec, format!("cannot read it: {e}")))?;
+            let h = hex(&Sha256::digest(&b));
+            cache.remember_source(&spec.source, &h);
+            bytes = Some(b);
+            h
+        }
+    };
+    if let Some(pinned) = &spec.source_sha256 {
+        if *pinned != source_sha256 {
+            return Err(photo_error(spec, format!("the file's SHA-256 is {source_sha256}, not the source_sha256 {pinned} written in the front matter"))
+                .hint("the source changed since it was recorded: check it is the right file, then update source_sha256"));
+        }
+    }
+    let mut op = Sha256::new();
+    op.update(PIPELINE_VERSION);
+    op.update(&source_sha256);
+    op.update(format!(
+        "{:?}|{}|{}|{:?}",
+        images.widths, images.quality, images.placeholder_width, images.redact_color
+    ));
+    op.update(format!("{:?}", spec.redact));
+    let job_key = hex(&op.finalize());
+
+    let stem = slug::slugify(
+        Path::new(&spec.file)
+            .file_stem()
+            .map(|s| s.to_string_lossy())
+            .unwrap_or_default(),
+    );
+    let entries = match cache.job(&job_key) {
+        Some(entries) => entries,
+        None => {
+            let bytes = match bytes {
+                Some(b) => b,
+                None => std::fs::read(&spec.source)
+                    .map_err(|e| photo_error(spec, format!("cannot read it: {e}")))?,
+            };
+            let derived =
+                pipeline::derive(&bytes, &spec.redact, images).map_err(|m| photo_error(spec, m))?;
+            let mut entries = Vec::new();
+            for (kind, e) in derived
+                .sizes
+                .iter()
+                .map(|e| ("size", e))
+                .chain(std::iter::once(("placeholder", &derived.placeholder)))
+            {
+                let entry = cache.store(kind, e).map_err(|err| {
+                    photo_error(spec, format!("cannot write the image cache: {err}"))
+                })?;
+                entries.push(entry);
+            }
+            cache.record_job(&job_key, entries.clone());
+            entries
+        }
+    };
+    let publish = |e: &cache::Entry, label: &str| Published {
+        path: format!("{}{stem}.{}.{label}.jpg", job.dir, &e.sha256[..8]),
+        width: e.width,
+        height: e.height,
+        sha256: e.sha256.clone(),
+        size: e.size,
+        cache_file: cache.file(&e.sha256),
+    };
+    let mut sizes = Vec::new();
+    let mut placeholder = None;
+    for e in &entries {
+        if e.kind == "placeholder" {
+            placeholder = Some(publish(e, "blur"));
+        } else {
+            sizes.push(publish(e, &e.width.to_string()));
+        }
+    }
+    let placeholder = placeholder.ok_or_else(|| {
+        photo_error(
+            spec,
+            "the image cache is incomplete; delete it and build again",
+        )
+    })?;
+    Ok(PhotoOutput {
+        source: spec.display.clone(),
+        source_sha256,
+        sizes,
+        placeholder,
+        redactions: spec.redact.clone(),
+        quality: images.quality,
+    })
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Progress for long image runs: a bar on a terminal, a line per tenth otherwise.
+struct Reporter {
+    bar: Option<indicatif::ProgressBar>,
+    plain: bool,
+    total: usize,
+}
+
+impl Reporter {
+    fn new(progress: Progress, total: usize) -> Reporter {
+        let show = progress == Progress::Show && total >= 20;
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (show && terminal).then(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "images {bar:30} {pos}/{len} ({per_sec}, {eta} left)",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Reporter {
+            bar,
+            plain: show && !terminal,
+            total,
+        }
+    }
+
+    fn tick(&self, done: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done as u64);
+        } else if self.plain && (done * 10 / self.total != (done - 1) * 10 / self.total) {
+            eprintln!("images: {done}/{}", self.total);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! One photograph, from source bytes to published derivatives.
+//!
+//! decode with limits -> apply the EXIF orientation to the pixels -> redact at full
+//! resolution -> resize to each width (Lanczos3, never upscaled) -> encode JPEG from the
+//! pixels alone. Nothing of the source file but its pixels reaches the output: no EXIF, GPS,
+//! XMP, IPTC, ICC profile, comment or thumbnail, because the encoder is only ever given a
+//! pixel buffer. Pure: bytes in, bytes out.
+
+use std::io::Cursor;
+
+use fast_image_resize as fr;
+use image::{DynamicImage, ImageDecoder, ImageReader, RgbImage};
+
+use crate::config::ImageConfig;
+use crate::content::photos::{RedactMethod, Region};
+
+/// One encoded derivative.
+#[derive(Debug, Clone)]
+pub struct Encoded {
+    pub width: u32,
+    pub height: u32,
+    pub bytes: Vec<u8>,
+}
+
+/// Everything derived from one source.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    /// One per distinct width, ascending.
+    pub sizes: Vec<Encoded>,
+    /// A tiny, heavily blurred version shown in place of graphic photographs.
+    pub placeholder: Encoded,
+}
+
+/// Decodes `bytes` within the configured limits and returns the upright image.
+pub fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, String> {
+    if bytes.is_empty() {
+        return Err("the file is empty".into());
+    }
+    let reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?;
+    if reader.format().is_none() {
+        return Err("not an image casebook can read (JPEG, PNG, TIFF, WebP, GIF or BMP)".into());
+    }
+    let mut reader = reader;
+    let mut l = image::Limits::default();
+    l.max_image_width = Some(limits.max_width);
+    l.max_image_height = Some(limits.max_height);
+    l.max_alloc = Some(limits.max_pixels.saturating_mul(4).saturating_add(64 << 20));
+    reader.limits(l);
+    let mut decoder = reader.into_decoder().map_err(describe)?;
+    let (w, h) = decoder.dimensions();
+    if u64::from(w) * u64::from(h) > limits.max_pixels {
+        return Err(format!(
+            "the image is {w}x{h} pixels, more than the limit of {} pixels (images.max_pixels)",
+            limits.max_pixels
+        ));
+    }
+    // A missing or malformed orientation tag means "as stored".
+    let orientation = decoder
+        .orientation()
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut img = DynamicImage::from_decoder(decoder).map_err(describe)?;
+    img.apply_orientation(orientation);
+    Ok(flatten(img))
+}
+
+fn describe(e: image::ImageError) -> String {
+    match e {
+        image::ImageError::Limits(l) => format!(
+            "the image is larger than the configured limits (images.max_width, max_height, max_pixels): {l}"
+        ),
+        image::ImageError::Decoding(d) => format!("the image data is damaged or truncated: {d}"),
+        image::ImageError::Unsupported(u) => format!("unsupported image: {u}"),
+        other => other.to_string(),
+    }
+}
+
+/// RGB on white: transparency has no meaning in a published photograph.
+fn flatten(img: DynamicImage) -> RgbImage {
+    if !img.color().has_alpha() {
+        return img.into_rgb8();
+    }
+    let rgba = img.into_rgba8();
+    let (w, h) = rgba.dimensions();
+    let mut out = RgbImage::new(w, h);
+    for (o, p) in out.pixels_mut().zip(rgba.pixels()) {
+        let a = u16::from(p[3]);
+        for c in 0..3 {
+            o[c] = ((u16::from(p[c]) * a + 255 * (255 - a)) / 255) as u8;
+        }
+    }
+    out
+}
+
+/// The pixel rectangle of a region, rounded outwards so no partly covered pixel survives.
+pub fn region_pixels(r: &Region, width: u32, height: u32) -> (u32, u32, u32, u32) {
+    let x0 = (r.x * f64::from(width)).floor().max(0.0) as u32;
+    let y0 = (r.y * f64::from(height)).floor().max(0.0) as u32;
+    let x1 = ((r.x + r.w) * f64::from(width))
+        .ceil()
+        .min(f64::from(width)) as u32;
+    let y1 = ((r.y + r.h) * f64::from(height))
+        .ceil()
+        .min(f64::from(height)) as u32;
+    (x0, y0, x1.max(x0), y1.max(y0))
+}
+
+/// Applies every region at full resolution, before any resizing.
+pub fn redact(img: &mut RgbImage, regions: &[Region], fill: [u8; 3]) {
+    let (w, h) = img.dimensions();
+    for r in regions {
+        let (x0, y0, x1, y1) = region_pixels(r, w, h);
+        match r.method {
+            RedactMethod::Fill => {
+                for y in y0..y1 {
+                    for x in x0..x1 {
+                        img.put_pixel(x, y, image::Rgb(fill));
+                    }
+                }
+            }
+            RedactMethod::Pixelate => {
+                let shorter = (x1 - x0).min(y1 - y0).max(1);
+                let block = shorter.div_ceil(12).max(1);
+                let mut by = y0;
+                while by < y1 {
+                    let ey = (by + block).min(y1);
+                    let mut bx = x0;
+                    while bx < x1 {
+                        let ex = (bx + block).min(x1);
+                        let mut sum = [0u64; 3];
+                        for y in by..ey {
+                            for x in bx..ex {
+                                let p = img.get_pixel(x, y);
+                                for c in 0..3 {
+                                    sum[c] += u64::from(p[c]);
+                                }
+                            }
+                        }
+                        let n = u64::from((ex - bx) * (ey - by)).max(1);
+                        let avg = image::Rgb([
+                            (sum[0] / n) as u8,
+                            (sum[1] / n) as u8,
+                            (sum[2] / n) as u8,
+                        ]);
+                        for y in by..ey {
+                            for x in bx..ex {
+                                img.put_pixel(x, y, avg);
+                            }
+                        }
+                        bx = ex;
+                    }
+                    by = ey;
+                }
+            }
+        }
+    }
+}
+
+fn resize(img: &RgbImage, width: u32) -> Result<RgbImage, String> {
+    let (w, h) = img.dimensions();
+    if width >= w {
+        return Ok(img.clone());
+    }
+    let height =
+        ((u64::from(h) * u64::from(width) + u64::from(w) / 2) / u64::from(w)).max(1) as u32;
+    let src = fr::images::ImageRef::new(w, h, img.as_raw(), fr::PixelType::U8x3)
+        .map_err(|e| e.to_string())?;
+    let mut dst = fr::images::Image::new(width, height, fr::PixelType::U8x3);
+    let options =
+        fr::ResizeOptions::new().resize_alg(fr::ResizeAlg::Convolution(fr::FilterType::Lanczos3));
+    fr::Resizer::new()
+        .resize(&src, &mut dst, &options)
+        .map_err(|e| e.to_string())?;
+    RgbImage::from_raw(width, height, dst.into_vec())
+        .ok_or_else(|| "resize produced no image".to_string())
+}
+
+/// Encodes pixels as a baseline JPEG: a JFIF header, the image data, nothing else.
+pub fn encode_jpeg(img: &RgbImage, quality: u8) -> Result<Vec<u8>, String> {
+    let (w, h) = img.dimensions();
+    let (w16, h16) = (u16::try_from(w), u16::try_from(h));
+    let (Ok(w16), Ok(h16)) = (w16, h16) else {
+        return Err(format!("{w}x{h} is too large for JPEG"));
+    };
+    let mut out = Vec::with_capacity((w * h / 4) as usize);
+    let encoder = jpeg_encoder::Encoder::new(&mut out, quality);
+    encoder
+        .encode(img.as_raw(), w16, h16, jpeg_encoder::ColorType::Rgb)
+        .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Decodes once and derives every size and the placeholder.
+pub fn derive(bytes: &[u8], regions: &[Region], config: &ImageConfig) -> Result<Derived, String> {
+    let mut img = decode(bytes, config)?;
+    redact(&mut img, regions, config.redact_color);
+    let mut sizes: Vec<Encoded> = Vec::new();
+    for &target in &config.widths {
+        let width = target.min(img.width());
+        if sizes.iter().any(|s| s.width == width) {
+            continue; // never upscaled: small sources collapse to one size
+        }
+        let resized = resize(&img, width)?;
+        sizes.push(Encoded {
+            width,
+            height: resized.height(),
+            bytes: encode_jpeg(&resized, config.quality)?,
+        });
+    }
+    // The placeholder comes from the smallest derivative: cheap, and already redacted.
+    let smallest = resize(&img, config.widths[0].min(img.width()))?;
+    let tiny = resize(&smallest, config.placeholder_width.min(smallest.width()))?;
+    let blurred = image::imageops::blur(&tiny, 1.6);
+    let placeholder = Encoded {
+        width: blurred.width(),
+        height: blurred.height(),
+        bytes: encode_jpeg(&blurred, 60)?,
+    };
+    Ok(Derived { sizes, placeholder })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> ImageConfig {
+        crate::config::Config::parse(
+            "title = \"T\"\nbase_url = \"https://x.org/\"\n",
+            std::path::Path::new("."),
+            std::path::Path::new("casebook.toml"),
+        )
+        .unwrap()
+        .images
+    }
+
+    fn checkerboard(w: u32, h: u32) -> RgbImage {
+        RgbImage::from_fn(w, h, |x, y| {
+            if (x / 4 + y / 4) % 2 == 0 {
+                image::Rgb([255, 255, 0])
+            } else {
+                image::Rgb([0, 0, 255])
+            }
+        })
+    }
+
+    #[test]
+    fn fill_leaves_only_the_colour() {
+        let mut img = checkerboard(100, 80);
+        let r = Region {
+            x: 0.2,
+            y: 0.25,
+            w: 0.5,
+            h: 0.5,
+            method: RedactMethod::Fill,
+        };
+        redact(&mut img, &[r], [0, 0, 0]);
+        let (x0, y0, x1, y1) = region_pixels(&r, 100, 80);
+        assert_eq!((x0, y0, x1, y1), (20, 20, 70, 60));
+        for y in y0..y1 {
+            for x in x0..x1 {
+                assert_eq!(img.get_pixel(x, y).0, [0, 0, 0]);
+            }
+        }
+        assert_ne!(img.get_pixel(5, 5).0, [0, 0, 0]);
+    }
+
+    #[test]
+    fn pixelate_blocks_are_at_least_a_twelfth_of_the_shorter_side() {
+        let mut img = checkerboard(240, 240);
+        let r = Region {
+            x: 0.0,
+            y: 0.0,
+            w: 0.5,
+            h: 1.0,
+            method: RedactMethod::Pixelate,
+        };
+        redact(&mut img, &[r], [0, 0, 0]);
+        // Region 120x240: blocks of 10 px; every block is one colour.
+        for by in (0..240).step_by(10) {
+            for bx in (0..120).step_by(10) {
+                let first = *img.get_pixel(bx, by);
+                for y in by..by + 10 {
+                    for x in bx..bx + 10 {
+                        assert_eq!(*img.get_pixel(x, y), first);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn derive_never_upscales_and_makes_a_tiny_placeholder() {
+        let img = checkerboard(300, 200);
+        let bytes = encode_jpeg(&img, 90).unwrap();
+        let d = derive(&bytes, &[], &config()).unwrap();
+        assert_eq!(
+            d.sizes.len(),
+            1,
+            "300 px wide: both 400 and 1200 collapse to 300"
+        );
+        assert_eq!((d.sizes[0].width, d.sizes[0].height), (300, 200));
+        assert_eq!(d.placeholder.width, 24);
+    }
+
+    #[test]
+    fn huge_headers_fail_fast() {
+        let bytes = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/photos-real/broken/huge-dimensions.png"
+        ))
+        .unwrap();
+        let err = decode(&bytes, &config()).unwrap_err();
+        assert!(err.contains("limit"), "{err}");
+    }
+}
