@@ -1,9 +1,12 @@
 //! Generates a synthetic archive in the bundled site's schema, for benchmarks.
 //!
 //! `cargo run --release --example gen-corpus -- --cases 11000 --out /tmp/corpus`
+//! `... --cases 1000 --photos 1 --photo-size 1600x1200 --out /tmp/photos` (image benchmark)
+//! `... --add-photos content/cases` (gives the bundled sample cases their photographs)
 //!
 //! The output is deterministic (a fixed-seed generator), so runs are comparable. Every case
-//! is marked synthetic; no names are generated.
+//! is marked synthetic; no names are generated. Photographs are shapes and noise with the
+//! word SYNTHETIC drawn across them: never a picture of a person.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -63,14 +66,216 @@ impl Rng {
     }
 }
 
+/// A 5x7 bitmap of the letters needed for "SYNTHETIC", one row per byte (low 5 bits).
+fn glyph(c: char) -> [u8; 7] {
+    match c {
+        'S' => [0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E],
+        'Y' => [0x11, 0x11, 0x0A, 0x04, 0x04, 0x04, 0x04],
+        'N' => [0x11, 0x19, 0x15, 0x13, 0x11, 0x11, 0x11],
+        'T' => [0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04],
+        'H' => [0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
+        'E' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F],
+        'I' => [0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E],
+        'C' => [0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E],
+        _ => [0; 7],
+    }
+}
+
+/// A synthetic "photograph": a gradient, soft shapes, noise, a bright patterned patch where
+/// the redaction region goes, and SYNTHETIC written across it.
+fn synthetic_photo(
+    rng: &mut Rng,
+    width: u32,
+    height: u32,
+    region: (f64, f64, f64, f64),
+) -> image::RgbImage {
+    let base = [
+        60 + rng.below(80) as u8,
+        60 + rng.below(80) as u8,
+        60 + rng.below(80) as u8,
+    ];
+    let mut img = image::RgbImage::from_fn(width, height, |x, y| {
+        let t = (x + y) as f32 / (width + height) as f32;
+        image::Rgb([
+            (base[0] as f32 * (0.6 + 0.6 * t)) as u8,
+            (base[1] as f32 * (0.7 + 0.4 * t)) as u8,
+            (base[2] as f32 * (0.8 + 0.3 * t)) as u8,
+        ])
+    });
+    for _ in 0..6 {
+        let (cx, cy) = (
+            rng.below(width as usize) as i64,
+            rng.below(height as usize) as i64,
+        );
+        let (rx, ry) = (
+            20 + rng.below((width / 4) as usize) as i64,
+            20 + rng.below((height / 4) as usize) as i64,
+        );
+        let shade = [
+            rng.below(255) as u8,
+            rng.below(255) as u8,
+            rng.below(255) as u8,
+        ];
+        for y in (cy - ry).max(0)..(cy + ry).min(height as i64) {
+            for x in (cx - rx).max(0)..(cx + rx).min(width as i64) {
+                let (dx, dy) = ((x - cx) as f64 / rx as f64, (y - cy) as f64 / ry as f64);
+                if dx * dx + dy * dy <= 1.0 {
+                    let p = img.get_pixel_mut(x as u32, y as u32);
+                    for c in 0..3 {
+                        p[c] = ((u16::from(p[c]) + u16::from(shade[c])) / 2) as u8;
+                    }
+                }
+            }
+        }
+    }
+    // The patch a redaction must hide: a loud checkerboard.
+    let (x0, y0) = (
+        (region.0 * width as f64) as u32,
+        (region.1 * height as f64) as u32,
+    );
+    let (x1, y1) = (
+        ((region.0 + region.2) * width as f64) as u32,
+        ((region.1 + region.3) * height as f64) as u32,
+    );
+    for y in y0..y1.min(height) {
+        for x in x0..x1.min(width) {
+            let on = ((x - x0) / 6 + (y - y0) / 6) % 2 == 0;
+            img.put_pixel(
+                x,
+                y,
+                if on {
+                    image::Rgb([250, 220, 40])
+                } else {
+                    image::Rgb([30, 200, 240])
+                },
+            );
+        }
+    }
+    for p in img.pixels_mut() {
+        let n = rng.below(17) as i16 - 8;
+        for c in 0..3 {
+            p[c] = (i16::from(p[c]) + n).clamp(0, 255) as u8;
+        }
+    }
+    // SYNTHETIC across the lower third, in white on a dark band.
+    let scale = (width / 60).max(2);
+    let text = "SYNTHETIC";
+    let text_w = text.len() as u32 * 6 * scale;
+    let (tx, ty) = ((width.saturating_sub(text_w)) / 2, height * 2 / 3);
+    for y in ty.saturating_sub(scale)..(ty + 8 * scale).min(height) {
+        for x in tx.saturating_sub(scale)..(tx + text_w).min(width) {
+            img.put_pixel(x, y, image::Rgb([20, 20, 20]));
+        }
+    }
+    for (i, c) in text.chars().enumerate() {
+        let rows = glyph(c);
+        for (ry, row) in rows.iter().enumerate() {
+            for rx in 0..5u32 {
+                if row & (0x10 >> rx) != 0 {
+                    for dy in 0..scale {
+                        for dx in 0..scale {
+                            let (x, y) = (
+                                tx + (i as u32 * 6 + rx) * scale + dx,
+                                ty + ry as u32 * scale + dy,
+                            );
+                            if x < width && y < height {
+                                img.put_pixel(x, y, image::Rgb([245, 245, 245]));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    img
+}
+
+fn encode(img: &image::RgbImage, quality: u8) -> Vec<u8> {
+    let mut out = Vec::new();
+    jpeg_encoder::Encoder::new(&mut out, quality)
+        .encode(
+            img.as_raw(),
+            img.width() as u16,
+            img.height() as u16,
+            jpeg_encoder::ColorType::Rgb,
+        )
+        .expect("encode");
+    out
+}
+
+/// Writes photographs into every case folder below `dir` and adds their [[photos]] entries.
+fn add_photos(dir: &std::path::Path) {
+    let mut rng = Rng(0x5EED_CA5E_0000_0001);
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read the cases folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("index.md").is_file())
+        .collect();
+    folders.sort();
+    for folder in folders {
+        let index = folder.join("index.md");
+        let text = std::fs::read_to_string(&index).unwrap();
+        if text.contains("[[photos]]") {
+            continue;
+        }
+        let count = 1 + rng.below(3);
+        let mut entries = String::new();
+        for n in 1..=count {
+            let region = (0.3, 0.08 + 0.05 * rng.below(3) as f64, 0.4, 0.3);
+            let img = synthetic_photo(&mut rng, 640, 480, region);
+            let file = format!("photo-{n}.jpg");
+            std::fs::write(folder.join(&file), encode(&img, 55)).unwrap();
+            // The second photograph of a case shows the pixelate method.
+            let method = if n == 2 {
+                ", method = \"pixelate\""
+            } else {
+                ""
+            };
+            entries.push_str(&format!(
+                "\n[[photos]]\nfile = \"{file}\"\nalt = \"Synthetic sample image {n}: generated shapes and noise; the upper region is redacted\"\ncaption = \"SYNTHETIC. A generated image standing in for a case photograph.\"\nredact = [ {{ x = {:.2}, y = {:.2}, w = {:.2}, h = {:.2}{method} }} ]\n",
+                region.0, region.1, region.2, region.3
+            ));
+        }
+        // Front matter ends at the second `+++`: append the tables just before it.
+        let close = text[3..]
+            .find("\n+++")
+            .map(|i| i + 3)
+            .expect("front matter");
+        let updated = format!(
+            "{}{}{}",
+            &text[..close],
+            entries.trim_end_matches('\n'),
+            &text[close..]
+        );
+        std::fs::write(&index, updated).unwrap();
+    }
+}
+
 fn main() {
     let mut cases = 1000usize;
+    let mut photos = 0usize;
+    let mut photo_size = (1600u32, 1200u32);
     let mut out = PathBuf::from("corpus");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--cases" => cases = args.next().and_then(|v| v.parse().ok()).expect("--cases N"),
             "--out" => out = PathBuf::from(args.next().expect("--out DIR")),
+            "--photos" => {
+                photos = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--photos N")
+            }
+            "--photo-size" => {
+                let v = args.next().expect("--photo-size WxH");
+                let (w, h) = v.split_once('x').expect("--photo-size WxH");
+                photo_size = (w.parse().expect("width"), h.parse().expect("height"));
+            }
+            "--add-photos" => {
+                add_photos(&PathBuf::from(args.next().expect("--add-photos DIR")));
+                return;
+            }
             "-h" | "--help" => {
                 println!("gen-corpus --cases N --out DIR");
                 return;
@@ -165,10 +370,23 @@ fn main() {
         writeln!(text, "indicators = [{}]", quoted.join(", ")).unwrap();
         writeln!(text, "status = \"{}\"", STATUSES[rng.below(STATUSES.len())]).unwrap();
         writeln!(text, "synthetic = true").unwrap();
-        writeln!(text, "+++").unwrap();
-        text.push_str(&body);
         let dir = content.join("cases").join(&id);
         std::fs::create_dir_all(&dir).unwrap();
+        for p in 1..=photos {
+            let region = (0.3, 0.05, 0.4, 0.3);
+            let img = synthetic_photo(&mut rng, photo_size.0, photo_size.1, region);
+            std::fs::write(dir.join(format!("photo-{p}.jpg")), encode(&img, 85)).unwrap();
+            writeln!(text, "[[photos]]").unwrap();
+            writeln!(text, "file = \"photo-{p}.jpg\"").unwrap();
+            writeln!(text, "alt = \"Synthetic benchmark image {p}\"").unwrap();
+            writeln!(
+                text,
+                "redact = [ {{ x = 0.3, y = 0.05, w = 0.4, h = 0.3 }} ]"
+            )
+            .unwrap();
+        }
+        writeln!(text, "+++").unwrap();
+        text.push_str(&body);
         std::fs::write(dir.join("index.md"), text).unwrap();
     }
     println!("wrote {cases} synthetic cases to {}", out.display());

@@ -7,4 +7,5 @@ mod bundled;
 mod errors;
 mod export;
 mod i18n;
+mod images;
 mod links;

@@ -42,6 +42,12 @@ pub fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, String> {
     if reader.format().is_none() {
         return Err("not an image casebook can read (JPEG, PNG, TIFF, WebP, GIF or BMP)".into());
     }
+    if reader.format() == Some(image::ImageFormat::Jpeg) && !jpeg_is_complete(bytes) {
+        // Decoders fill a cut-off JPEG with grey; a truncated source is an error to fix.
+        return Err(
+            "the image data is damaged or truncated: the JPEG ends before its end marker".into(),
+        );
+    }
     let mut reader = reader;
     let mut l = image::Limits::default();
     l.max_image_width = Some(limits.max_width);
@@ -63,6 +69,13 @@ pub fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, String> {
     let mut img = DynamicImage::from_decoder(decoder).map_err(describe)?;
     img.apply_orientation(orientation);
     Ok(flatten(img))
+}
+
+/// Whether the last scan of a JPEG is followed by its end-of-image marker.
+fn jpeg_is_complete(bytes: &[u8]) -> bool {
+    let last_scan = bytes.windows(2).rposition(|w| w == [0xFF, 0xDA]);
+    let end = bytes.windows(2).rposition(|w| w == [0xFF, 0xD9]);
+    matches!((last_scan, end), (Some(s), Some(e)) if e > s)
 }
 
 fn describe(e: image::ImageError) -> String {

@@ -419,10 +419,11 @@ impl<'a> ViewContext<'a> {
                 } else {
                     &out.sizes[0]
                 };
+                // Lists show a 48-pixel-wide thumbnail.
                 Some(ThumbView {
                     path: file.path.clone(),
-                    width: file.width,
-                    height: file.height,
+                    width: 48,
+                    height: (48 * file.height).div_ceil(file.width.max(1)),
                     alt: spec.alt.clone(),
                     graphic,
                 })

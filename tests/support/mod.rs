@@ -88,6 +88,36 @@ impl SiteTest {
         self.dir.path()
     }
 
+    /// Copies a file from `tests/fixtures/` into the site.
+    pub fn copy_in(self, fixture: &str, rel: &str) -> Self {
+        let path = self.root().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::copy(repo_root().join("tests/fixtures").join(fixture), &path).unwrap();
+        self
+    }
+
+    /// Adds `[[photos]]` tables to the end of a page's TOML front matter.
+    #[track_caller]
+    pub fn photos(self, page: &str, tables: &str) -> Self {
+        let path = self.root().join(page);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let close = text[3..]
+            .find("\n+++")
+            .map(|i| i + 3)
+            .expect("TOML front matter");
+        std::fs::write(
+            &path,
+            format!(
+                "{}\n{}{}",
+                &text[..close],
+                tables.trim_end(),
+                &text[close..]
+            ),
+        )
+        .unwrap();
+        self
+    }
+
     pub fn write(self, rel: &str, text: &str) -> Self {
         let path = self.root().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

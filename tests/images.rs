@@ -1,0 +1,557 @@
+//! Evidence photographs: no metadata, no source, upright, redacted at every size, broken
+//! inputs rejected, graphic images hidden, manifest, verify, audit, cache.
+
+use std::collections::HashSet;
+
+use sha2::{Digest, Sha256};
+
+use crate::support::{SiteTest, attrs, tree};
+
+const CASE: &str = "content/cases/c-001/index.md";
+
+fn hex(b: &[u8]) -> String {
+    Sha256::digest(b)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// JPEG markers up to the start of scan.
+fn segments(bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    assert_eq!(&bytes[..2], &[0xFF, 0xD8], "not a JPEG");
+    let mut out = Vec::new();
+    let mut i = 2;
+    loop {
+        assert_eq!(bytes[i], 0xFF, "marker expected at {i}");
+        let marker = bytes[i + 1];
+        let len = u16::from_be_bytes([bytes[i + 2], bytes[i + 3]]) as usize;
+        out.push((marker, bytes[i + 4..i + 2 + len].to_vec()));
+        if marker == 0xDA {
+            return out;
+        }
+        i += 2 + len;
+    }
+}
+
+fn published_jpegs(site: &SiteTest) -> Vec<(String, Vec<u8>)> {
+    tree(&site.public())
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".jpg"))
+        .collect()
+}
+
+/// The minimal fixture with real camera photographs attached to case c-001.
+fn real_photos_site() -> (SiteTest, Vec<String>) {
+    let sources = [
+        "gps/DSCN0010.jpg",
+        "gps/45-gps_ifd.jpg",
+        "xmp/BlueSquare.jpg",
+        "xmp/no_exif.jpg",
+        "cameras/Canon_40D.jpg",
+        "cameras/Nikon_D70.jpg",
+        "cameras/BSG1.tiff",
+        "odd-metadata/67-0_length_string.jpg",
+        "odd-metadata/35-empty.jpg",
+        "odd-metadata/image01137.jpg",
+    ];
+    let mut site = SiteTest::fixture("minimal");
+    let mut tables = String::new();
+    for (i, src) in sources.iter().enumerate() {
+        let ext = src.rsplit('.').next().unwrap();
+        let name = format!("p{i}.{ext}");
+        site = site.copy_in(
+            &format!("photos-real/{src}"),
+            &format!("content/cases/c-001/{name}"),
+        );
+        tables.push_str(&format!("[[photos]]\nfile = \"{name}\"\nalt = \"Real test photo {i}\"\nsensitivity = \"none\"\n\n"));
+    }
+    (
+        site.photos(CASE, &tables),
+        sources.iter().map(|s| s.to_string()).collect(),
+    )
+}
+
+#[test]
+fn published_images_carry_no_metadata_and_no_source_bytes() {
+    let (site, sources) = real_photos_site();
+    site.build().success();
+    let jpegs = published_jpegs(&site);
+    assert_eq!(
+        jpegs
+            .iter()
+            .filter(|(p, _)| p.ends_with(".blur.jpg"))
+            .count(),
+        10,
+        "a placeholder per photograph"
+    );
+    assert!(
+        jpegs.len() >= 20,
+        "at least one size and a placeholder per photograph"
+    );
+    for (path, bytes) in &jpegs {
+        for (marker, payload) in segments(bytes) {
+            match marker {
+                0xE0 => assert!(
+                    payload.starts_with(b"JFIF\0") && payload.len() <= 16,
+                    "{path}: APP0 is not a plain JFIF header"
+                ),
+                0xDB | 0xC0 | 0xC2 | 0xC4 | 0xDA => {}
+                other => panic!("{path}: forbidden segment 0xFF{other:02X}"),
+            }
+        }
+    }
+    let source_hashes: HashSet<String> = sources
+        .iter()
+        .map(|s| {
+            hex(&std::fs::read(
+                crate::support::repo_root()
+                    .join("tests/fixtures/photos-real")
+                    .join(s),
+            )
+            .unwrap())
+        })
+        .collect();
+    for (path, bytes) in tree(&site.public()) {
+        assert!(
+            !source_hashes.contains(&hex(&bytes)),
+            "{path} is a source file"
+        );
+        assert!(
+            !path.ends_with(".tiff") && !path.contains("/p0.jpg"),
+            "{path} published under its source name"
+        );
+    }
+    // casebook's own audit agrees.
+    site.run(&["check"]).success();
+}
+
+#[test]
+fn output_names_carry_a_content_hash_and_the_width() {
+    let (site, _) = real_photos_site();
+    site.build().success();
+    let names: Vec<String> = published_jpegs(&site).into_iter().map(|(p, _)| p).collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("cases/c-001/p0.") && n.ends_with(".400.jpg")),
+        "{names:?}"
+    );
+    for n in &names {
+        let file = n.rsplit('/').next().unwrap();
+        let parts: Vec<&str> = file.split('.').collect();
+        assert_eq!(parts.len(), 4, "{file}");
+        assert_eq!(parts[1].len(), 8, "{file}");
+        assert!(
+            parts[2] == "blur" || parts[2].parse::<u32>().is_ok(),
+            "{file}"
+        );
+    }
+}
+
+/// Mean absolute difference of two RGB images of the same size.
+fn difference(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let sum: u64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| u64::from(x.abs_diff(*y)))
+        .sum();
+    sum as f64 / a.as_raw().len() as f64
+}
+
+#[test]
+fn orientation_tags_become_upright_pixels() {
+    let mut site = SiteTest::fixture("minimal");
+    let mut tables = String::new();
+    for kind in ["landscape", "portrait"] {
+        for n in [1, 3, 6, 8] {
+            let name = format!("{kind}-{n}.jpg");
+            site = site.copy_in(
+                &format!("photos-real/orientation/{kind}_{n}.jpg"),
+                &format!("content/cases/c-001/{name}"),
+            );
+            tables.push_str(&format!(
+                "[[photos]]\nfile = \"{name}\"\nalt = \"{kind} {n}\"\n\n"
+            ));
+        }
+    }
+    let site = site.photos(CASE, &tables);
+    site.build().success();
+    let load = |kind: &str, n: u32| {
+        let (path, bytes) = published_jpegs(&site)
+            .into_iter()
+            .find(|(p, _)| p.contains(&format!("/{kind}-{n}.")) && p.ends_with(".400.jpg"))
+            .unwrap();
+        (path, image::load_from_memory(&bytes).unwrap().to_rgb8())
+    };
+    for kind in ["landscape", "portrait"] {
+        let (_, upright) = load(kind, 1);
+        let (w, h) = upright.dimensions();
+        assert_eq!(kind == "landscape", w > h, "{kind}_1 has the wrong shape");
+        for n in [3, 6, 8] {
+            let (path, img) = load(kind, n);
+            assert_eq!(img.dimensions(), (w, h), "{path}");
+            // Closer to the upright image than any wrong way up of itself.
+            let right = difference(&upright, &img);
+            for wrong in [
+                image::imageops::rotate180(&img),
+                image::imageops::flip_horizontal(&img),
+                image::imageops::flip_vertical(&img),
+            ] {
+                let d = difference(&upright, &wrong);
+                assert!(
+                    right < d * 0.6,
+                    "{path}: {right:.1} from upright, {d:.1} for a wrong orientation"
+                );
+            }
+        }
+    }
+}
+
+fn patterned_source(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| {
+        if (x / 3 + y / 3) % 2 == 0 {
+            image::Rgb([255, 230, 0])
+        } else {
+            image::Rgb([0, 40, 255])
+        }
+    });
+    let mut out = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut out)
+        .write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    out
+}
+
+use image::ImageEncoder as _;
+
+#[test]
+fn redaction_holds_at_every_size() {
+    let site = SiteTest::fixture("minimal").photos(
+        CASE,
+        "[[photos]]\nfile = \"pattern.png\"\nalt = \"Pattern; centre redacted\"\nredact = [ { x = 0.25, y = 0.25, w = 0.5, h = 0.5 } ]\n\n[[photos]]\nfile = \"pattern2.png\"\nalt = \"Pattern; centre pixelated\"\nredact = [ { x = 0.25, y = 0.25, w = 0.5, h = 0.5, method = \"pixelate\" } ]\n",
+    );
+    let bytes = patterned_source(1600, 1200);
+    std::fs::write(site.root().join("content/cases/c-001/pattern.png"), &bytes).unwrap();
+    std::fs::write(site.root().join("content/cases/c-001/pattern2.png"), &bytes).unwrap();
+    site.build().success();
+    let mut checked = 0;
+    for (path, bytes) in published_jpegs(&site) {
+        let img = image::load_from_memory(&bytes).unwrap().to_rgb8();
+        let (w, h) = img.dimensions();
+        // The inside of the region, away from edges where resizing blends in the outside.
+        let (x0, x1, y0, y1) = (w * 3 / 10, w * 7 / 10, h * 3 / 10, h * 7 / 10);
+        let inside: Vec<&image::Rgb<u8>> = (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .map(|(x, y)| img.get_pixel(x, y))
+            .collect();
+        if path.ends_with(".blur.jpg") {
+            // Placeholders are a few dozen pixels wide: no detail can survive in them.
+            assert!(w <= 64, "{path}");
+        } else if path.contains("/pattern.") {
+            for p in &inside {
+                assert!(
+                    p.0.iter().all(|&c| c < 24),
+                    "{path}: pattern survives inside the fill: {p:?}"
+                );
+            }
+        } else {
+            // Pixelated: the 3-pixel checkerboard averages away; neighbouring pixels agree.
+            let mut jumps = 0;
+            for y in y0..y1 {
+                for x in x0..x1 - 1 {
+                    let (a, b) = (img.get_pixel(x, y), img.get_pixel(x + 1, y));
+                    if a.0.iter().zip(b.0).any(|(p, q)| p.abs_diff(q) > 60) {
+                        jumps += 1;
+                    }
+                }
+            }
+            assert_eq!(
+                jumps, 0,
+                "{path}: the checkerboard shows through the pixelation"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 6);
+}
+
+#[test]
+fn broken_inputs_are_clear_errors_and_leave_the_output_intact() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let before = tree(&site.public());
+    let cases = [
+        ("truncated.jpg", "damaged or truncated"),
+        ("empty.jpg", "the file is empty"),
+        ("not-an-image.jpg", "not an image"),
+        ("huge-dimensions.png", "larger than the configured limits"),
+    ];
+    for (file, expected) in cases {
+        let site = SiteTest::fixture("minimal")
+            .copy_in(
+                &format!("photos-real/broken/{file}"),
+                &format!("content/cases/c-002/{file}"),
+            )
+            .photos(
+                "content/cases/c-002/index.md",
+                &format!("[[photos]]\nfile = \"{file}\"\nalt = \"x\"\n"),
+            );
+        site.build()
+            .failure(1)
+            .stderr_has(&format!(
+                "content/cases/c-002/index.md:9:1: photos[0].file: photograph `{file}`:"
+            ))
+            .stderr_has(expected);
+    }
+    // The same failures leave an existing output untouched.
+    let site = site
+        .copy_in(
+            "photos-real/broken/truncated.jpg",
+            "content/cases/c-002/t.jpg",
+        )
+        .photos(
+            "content/cases/c-002/index.md",
+            "[[photos]]\nfile = \"t.jpg\"\nalt = \"x\"\n",
+        );
+    site.build().failure(1);
+    assert!(tree(&site.public()) == before);
+}
+
+#[test]
+fn files_outside_the_case_folder_are_refused() {
+    for (file, expected) in [
+        ("missing.jpg", "the file does not exist"),
+        ("../c-002/index.md", "the path leaves the page's folder"),
+        ("/etc/hostname", "the path leaves the page's folder"),
+        ("link.jpg", "a link to somewhere outside"),
+    ] {
+        let site = SiteTest::fixture("minimal")
+            .copy_in("photos-real/xmp/no_exif.jpg", "outside/secret.jpg")
+            .photos(
+                CASE,
+                &format!("[[photos]]\nfile = \"{file}\"\nalt = \"x\"\n"),
+            );
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            site.root().join("outside/secret.jpg"),
+            site.root().join("content/cases/c-001/link.jpg"),
+        )
+        .unwrap();
+        site.build()
+            .failure(1)
+            .stderr_has("content/cases/c-001/index.md:9:1: photos[0].file:")
+            .stderr_has(expected);
+    }
+}
+
+#[test]
+fn a_pinned_source_hash_must_match() {
+    let good = hex(&std::fs::read(
+        crate::support::repo_root().join("tests/fixtures/photos-real/xmp/no_exif.jpg"),
+    )
+    .unwrap());
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/xmp/no_exif.jpg", "content/cases/c-001/a.jpg")
+        .photos(
+            CASE,
+            &format!("[[photos]]\nfile = \"a.jpg\"\nalt = \"x\"\nsource_sha256 = \"{good}\"\n"),
+        );
+    site.build().success();
+    let bad = "0".repeat(64);
+    let site = site.edit(CASE, &good, &bad);
+    site.build()
+        .failure(1)
+        .stderr_has("photograph `a.jpg`: the file's SHA-256 is")
+        .stderr_has(&bad);
+}
+
+#[test]
+fn missing_alt_text_and_bad_regions_are_located() {
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/xmp/no_exif.jpg", "content/cases/c-001/a.jpg")
+        .photos(
+            CASE,
+            "[[photos]]\nfile = \"a.jpg\"\nredact = [ { x = 0.8, y = 0.1, w = 0.5, h = 0.2 } ]\n",
+        );
+    site.build()
+        .failure(1)
+        .stderr_has("index.md:9:1: photos[0].alt: photograph a.jpg has no alt text")
+        .stderr_has("photos[0].redact[0]: the region is empty or extends beyond the image");
+}
+
+#[test]
+fn graphic_photos_are_never_shown_unasked() {
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/xmp/no_exif.jpg", "content/cases/c-001/g.jpg")
+        .copy_in("photos-real/xmp/no_exif.jpg", "content/cases/c-001/s.jpg")
+        .copy_in("photos-real/cameras/Canon_40D.jpg", "content/cases/c-001/n.jpg")
+        .photos(CASE, "[[photos]]\nfile = \"g.jpg\"\nalt = \"Graphic one\"\n\n[[photos]]\nfile = \"s.jpg\"\nalt = \"Sensitive one\"\nsensitivity = \"sensitive\"\n\n[[photos]]\nfile = \"n.jpg\"\nalt = \"Plain one\"\nsensitivity = \"none\"\n");
+    site.build().success();
+    let page = site.html("cases/c-001/index.html");
+    // Graphic (the case default): a blurred placeholder outside, the image inside a closed <details>.
+    let graphic = attrs(
+        &page,
+        "figure.photo-graphic details.reveal:not([open]) img.photo-image",
+        "alt",
+    );
+    assert_eq!(graphic, ["Graphic one"]);
+    let placeholders = attrs(&page, "figure.photo-graphic summary img.placeholder", "src");
+    assert!(placeholders[0].contains(".blur.jpg"), "{placeholders:?}");
+    let blur = site.public().join("cases/c-001").join(&placeholders[0]);
+    let tiny = image::open(blur).unwrap();
+    assert!(
+        tiny.width() <= 64,
+        "the placeholder is only a few dozen pixels wide"
+    );
+    // Sensitive: a warning, no blur. None: shown directly.
+    assert_eq!(
+        crate::support::texts(&page, "figure.photo-sensitive .photo-warning").len(),
+        1
+    );
+    assert!(attrs(&page, "figure.photo-sensitive details", "class").is_empty());
+    assert_eq!(
+        attrs(&page, "figure.photo-none > img.photo-image", "alt"),
+        ["Plain one"]
+    );
+    // The opt-in script is external, and only on pages with graphic photographs.
+    assert_eq!(attrs(&page, "script", "src"), ["../../casebook.js"]);
+    assert!(attrs(&site.html("about/index.html"), "script", "src").is_empty());
+    // Lists show only the placeholder of a graphic photograph.
+    let list = site.html("cases/branch/215/index.html");
+    let thumbs = attrs(&list, "img.thumb", "src");
+    assert_eq!(thumbs.len(), 1);
+    assert!(thumbs[0].ends_with(".blur.jpg"), "{thumbs:?}");
+}
+
+#[test]
+fn the_manifest_ties_every_file_to_its_hash_and_every_image_to_its_source() {
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .photos(CASE, "[[photos]]\nfile = \"a.jpg\"\nalt = \"x\"\nredact = [ { x = 0.1, y = 0.1, w = 0.2, h = 0.2 } ]\n");
+    site.build().success();
+    let manifest: serde_json::Value = serde_json::from_str(&site.file("manifest.json")).unwrap();
+    let files = manifest["files"].as_array().unwrap();
+    let on_disk = tree(&site.public());
+    assert_eq!(
+        files.len(),
+        on_disk.len() - 1,
+        "every file but the manifest itself"
+    );
+    for (f, (path, bytes)) in files
+        .iter()
+        .zip(on_disk.iter().filter(|(p, _)| p != "manifest.json"))
+    {
+        assert_eq!(f["path"], path.as_str());
+        assert_eq!(f["sha256"], hex(bytes).as_str());
+        assert_eq!(f["size"], bytes.len());
+    }
+    let source = hex(&std::fs::read(
+        crate::support::repo_root().join("tests/fixtures/photos-real/gps/DSCN0021.jpg"),
+    )
+    .unwrap());
+    let images = manifest["images"].as_array().unwrap();
+    assert_eq!(images.len(), 3);
+    for img in images {
+        assert_eq!(img["source_sha256"], source.as_str());
+        assert_eq!(img["source"], "content/cases/c-001/a.jpg");
+        assert_eq!(img["redactions"][0]["w"], 0.2);
+    }
+    // Two builds, same manifest.
+    let again = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .photos(CASE, "[[photos]]\nfile = \"a.jpg\"\nalt = \"x\"\nredact = [ { x = 0.1, y = 0.1, w = 0.2, h = 0.2 } ]\n");
+    again.build().success();
+    assert_eq!(site.file("manifest.json"), again.file("manifest.json"));
+}
+
+#[test]
+fn verify_reports_every_changed_missing_or_extra_file() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let public = site.public().to_string_lossy().into_owned();
+    let ok = site.run(&["verify", &public]);
+    ok.success();
+    assert!(ok.stdout.contains("match manifest.json"), "{}", ok.stdout);
+    std::fs::write(site.public().join("about/index.html"), "tampered").unwrap();
+    std::fs::remove_file(site.public().join("robots.txt")).unwrap();
+    std::fs::write(site.public().join("extra.html"), "x").unwrap();
+    site.run(&["verify", &public])
+        .failure(1)
+        .stderr_has("about/index.html: size 8 differs from the manifest's")
+        .stderr_has("robots.txt: listed in the manifest but missing")
+        .stderr_has("extra.html: not listed in the manifest")
+        .stderr_has("3 errors found");
+}
+
+#[test]
+fn check_audits_the_built_output() {
+    // Photographs dropped into static/ bypass the pipeline: the audit catches them.
+    let site =
+        SiteTest::fixture("minimal").copy_in("photos-real/gps/DSCN0010.jpg", "static/leak.jpg");
+    std::fs::write(
+        site.root().join("static/big.png"),
+        patterned_source(1600, 1200),
+    )
+    .unwrap();
+    site.run(&["check"])
+        .failure(1)
+        .stderr_has("leak.jpg: image carries an APP1 segment (EXIF, GPS or XMP)")
+        .stderr_has("big.png: image is 1600 px wide, wider than the largest configured width 1200");
+    // Files already in public/ are audited too, and so is alt text.
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    std::fs::write(
+        site.public().join("about/index.html"),
+        "<p><img src=\"x.jpg\"></p>",
+    )
+    .unwrap();
+    site.run(&["check"])
+        .failure(1)
+        .stderr_has("about/index.html: an <img> has no alt text");
+}
+
+fn cache_listing(site: &SiteTest) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(site.root().join(".casebook-cache/images"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_cache_re_derives_only_what_changed() {
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .copy_in("photos-real/gps/DSCN0042.jpg", "content/cases/c-001/b.jpg")
+        .photos(CASE, "[[photos]]\nfile = \"a.jpg\"\nalt = \"a\"\nredact = [ { x = 0.1, y = 0.1, w = 0.2, h = 0.2 } ]\n\n[[photos]]\nfile = \"b.jpg\"\nalt = \"b\"\n");
+    site.build().success();
+    let first = cache_listing(&site);
+    assert_eq!(first.len(), 6);
+    let stamp = std::fs::metadata(site.root().join(".casebook-cache/images").join(&first[0]))
+        .unwrap()
+        .modified()
+        .unwrap();
+    site.build().success();
+    assert_eq!(cache_listing(&site), first, "a rebuild derives nothing new");
+    assert_eq!(
+        std::fs::metadata(site.root().join(".casebook-cache/images").join(&first[0]))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        stamp
+    );
+    // A changed region re-derives that photograph alone: three new files.
+    let site = site.edit(CASE, "w = 0.2", "w = 0.3");
+    site.build().success();
+    assert_eq!(cache_listing(&site).len(), 9);
+    // The published files match a fresh build without a cache.
+    let fresh = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .copy_in("photos-real/gps/DSCN0042.jpg", "content/cases/c-001/b.jpg")
+        .photos(CASE, "[[photos]]\nfile = \"a.jpg\"\nalt = \"a\"\nredact = [ { x = 0.1, y = 0.1, w = 0.3, h = 0.2 } ]\n\n[[photos]]\nfile = \"b.jpg\"\nalt = \"b\"\n");
+    fresh.build().success();
+    assert!(tree(&site.public()) == tree(&fresh.public()));
+}
