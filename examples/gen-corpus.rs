@@ -272,6 +272,14 @@ fn main() {
                 let (w, h) = v.split_once('x').expect("--photo-size WxH");
                 photo_size = (w.parse().expect("width"), h.parse().expect("height"));
             }
+            "--figure" => {
+                // One synthetic image, e.g. for a figure on an ordinary page.
+                let path = PathBuf::from(args.next().expect("--figure FILE"));
+                let mut rng = Rng(0xF16_0000_0001);
+                let img = synthetic_photo(&mut rng, 800, 600, (0.3, 0.1, 0.4, 0.3));
+                std::fs::write(&path, encode(&img, 60)).unwrap();
+                return;
+            }
             "--add-photos" => {
                 add_photos(&PathBuf::from(args.next().expect("--add-photos DIR")));
                 return;

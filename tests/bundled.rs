@@ -34,6 +34,7 @@ fn bundled_site_has_the_promised_pages() {
         "timeline/index.html",
         "sources/index.html",
         "about/index.html",
+        "verify/index.html",
         "cases/index.html",
         "cases/branch/215/index.html",
         "cases/indicator/starvation/index.html",
@@ -70,6 +71,39 @@ fn every_sample_case_is_synthetic_in_data_and_on_its_page() {
             "{id} lacks the content warning"
         );
     }
+    // Every sample case has one to three synthetic photographs, each with a redaction.
+    let manifest: serde_json::Value = serde_json::from_str(&site.file("manifest.json")).unwrap();
+    let images = manifest["images"].as_array().unwrap();
+    for case in cases {
+        let id = case["case_id"].as_str().unwrap();
+        let sources: std::collections::BTreeSet<&str> = images
+            .iter()
+            .filter(|i| {
+                i["path"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("cases/{id}/"))
+            })
+            .map(|i| i["source"].as_str().unwrap())
+            .collect();
+        assert!(
+            (1..=3).contains(&sources.len()),
+            "{id} has {} photographs",
+            sources.len()
+        );
+    }
+    assert!(
+        images
+            .iter()
+            .all(|i| !i["redactions"].as_array().unwrap().is_empty()
+                || i["path"].as_str().unwrap().starts_with("methodology"))
+    );
+    let page = site.html("cases/syn-0001/index.html");
+    for alt in crate::support::attrs(&page, "img.photo-image", "alt") {
+        assert!(alt.starts_with("Synthetic"), "{alt}");
+    }
+    site.run(&["verify", &site.public().to_string_lossy()])
+        .success();
     // Lists that show sample cases say so too.
     for list in ["cases/index.html", "cases/branch/215/index.html"] {
         assert_eq!(

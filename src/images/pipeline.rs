@@ -209,6 +209,7 @@ pub fn derive(bytes: &[u8], regions: &[Region], config: &ImageConfig) -> Result<
     let mut img = decode(bytes, config)?;
     redact(&mut img, regions, config.redact_color);
     let mut sizes: Vec<Encoded> = Vec::new();
+    let mut smallest: Option<RgbImage> = None;
     for &target in &config.widths {
         let width = target.min(img.width());
         if sizes.iter().any(|s| s.width == width) {
@@ -220,9 +221,10 @@ pub fn derive(bytes: &[u8], regions: &[Region], config: &ImageConfig) -> Result<
             height: resized.height(),
             bytes: encode_jpeg(&resized, config.quality)?,
         });
+        smallest.get_or_insert(resized);
     }
     // The placeholder comes from the smallest derivative: cheap, and already redacted.
-    let smallest = resize(&img, config.widths[0].min(img.width()))?;
+    let smallest = smallest.ok_or("no image width is configured")?;
     let tiny = resize(&smallest, config.placeholder_width.min(smallest.width()))?;
     let blurred = image::imageops::blur(&tiny, 1.6);
     let placeholder = Encoded {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Image pipeline benchmark (not a test: run it by hand, on an idle machine).
+#
+#   bash benches/images.sh [RUNS] [CASES] [PHOTOS_PER_CASE]     default: 3 1000 1
+#
+# Generates CASES synthetic cases with PHOTOS_PER_CASE 1600x1200 JPEG photographs each (one
+# redaction region), then reports the median of a cold build (empty image cache, no output)
+# and of a warm rebuild (nothing changed), with photographs per second and peak memory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+cases=${2:-1000}
+per=${3:-1}
+cargo build --release --quiet --bin casebook --example gen-corpus
+bin=target/release/casebook
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+corpus="$work/corpus"
+target/release/examples/gen-corpus --cases "$cases" --photos "$per" --photo-size 1600x1200 --out "$corpus" >/dev/null
+photos=$((cases * per))
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+cold=() warm=() peak=0
+for _ in $(seq "$runs"); do
+  rm -rf "$corpus/public" "$corpus"/.public.casebook-* "$corpus/.casebook-cache"
+  sync
+  sleep "${SETTLE:-15}"
+  /usr/bin/time -o "$work/t" -f '%e %M' "$bin" build --root "$corpus" >/dev/null 2>&1
+  t=$(tail -1 "$work/t")
+  cold+=("${t% *}"); kb=${t#* }; [ "$kb" -gt "$peak" ] && peak=$kb
+  "$bin" build --root "$corpus" >/dev/null 2>&1
+  /usr/bin/time -o "$work/t" -f '%e %M' "$bin" build --root "$corpus" >/dev/null 2>&1
+  t=$(tail -1 "$work/t")
+  warm+=("${t% *}"); kb=${t#* }; [ "$kb" -gt "$peak" ] && peak=$kb
+done
+c=$(printf '%s\n' "${cold[@]}" | median)
+w=$(printf '%s\n' "${warm[@]}" | median)
+echo "photos: $photos (1600x1200 JPEG, 1 region each; widths 400 and 1200 + placeholder)"
+echo "cold build median: $c s ($(awk -v p="$photos" -v t="$c" 'BEGIN {printf "%.1f", p/t}') photos/s)"
+echo "warm rebuild median: $w s"
+echo "peak memory: $((peak / 1024)) MiB"
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem/ {print $2}') GiB; $(uname -sr)"
