@@ -14,6 +14,7 @@ pub mod init;
 pub mod markdown;
 pub mod output;
 pub mod render;
+pub mod search;
 pub mod theme;
 
 use std::path::PathBuf;

@@ -1,0 +1,91 @@
+//! Text normalization for search, identical in Rust and in the JavaScript client.
+//!
+//! Lowercase; strip diacritics (decompose, drop combining marks); for Arabic also strip
+//! harakat and tatweel, unify alef forms (أ إ آ ٱ -> ا), ى -> ي, ة -> ه; Arabic-Indic and
+//! Persian digits -> ASCII. Terms are split on Unicode word boundaries, except that
+//! identifiers such as `2761/215` are kept whole as well as split; Arabic words starting with
+//! the article "ال" are indexed with and without it. The shared vectors in
+//! `search-vectors.json` are checked by the Rust tests and the JavaScript tests alike.
+
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Normalizes one piece of text (see the module docs).
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.nfd() {
+        if is_combining_mark(c) || is_arabic_mark(c) || c == '\u{0640}' {
+            continue; // diacritics, harakat, tatweel
+        }
+        let c = match c {
+            'أ' | 'إ' | 'آ' | 'ٱ' => 'ا',
+            'ى' => 'ي',
+            'ة' => 'ه',
+            '\u{0660}'..='\u{0669}' => char::from(b'0' + (c as u32 - 0x0660) as u8),
+            '\u{06F0}'..='\u{06F9}' => char::from(b'0' + (c as u32 - 0x06F0) as u8),
+            c => c,
+        };
+        out.extend(c.to_lowercase());
+    }
+    // NFD splits آ into ا + madda (a combining mark), so alef forms mostly arrive bare;
+    // recompose what is left so other scripts keep their canonical form.
+    out.nfc().collect()
+}
+
+/// Harakat, Quranic annotation marks and the superscript alef.
+fn is_arabic_mark(c: char) -> bool {
+    matches!(c, '\u{064B}'..='\u{065F}' | '\u{0670}' | '\u{06D6}'..='\u{06ED}')
+}
+
+/// The index terms of a text, in order: identifiers like `2761/215` whole and in parts.
+pub fn terms(text: &str) -> Vec<String> {
+    let normalized = normalize(text);
+    let mut out = Vec::new();
+    for chunk in normalized.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
+        let chunk = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+        if chunk.contains('/')
+            && chunk
+                .split('/')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
+        {
+            out.push(chunk.to_string());
+        }
+        for word in chunk.unicode_words() {
+            out.push(word.to_string());
+            if let Some(rest) = word.strip_prefix("ال") {
+                if rest.chars().count() >= 2 {
+                    out.push(rest.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_vectors_hold() {
+        let vectors: serde_json::Value =
+            serde_json::from_str(include_str!("../../search-vectors.json")).unwrap();
+        for v in vectors["normalize"].as_array().unwrap() {
+            assert_eq!(
+                normalize(v["input"].as_str().unwrap()),
+                v["output"].as_str().unwrap(),
+                "{v}"
+            );
+        }
+        for v in vectors["terms"].as_array().unwrap() {
+            let expected: Vec<&str> = v["output"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            assert_eq!(terms(v["input"].as_str().unwrap()), expected, "{v}");
+        }
+    }
+}
