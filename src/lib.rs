@@ -203,7 +203,21 @@ pub fn check(options: &BuildOptions) -> Result<BuildReport> {
 /// Audits what a build would publish and, if it exists, the built output on disk.
 fn audit(built: &Built, public: &std::path::Path) -> Vec<Diagnostic> {
     use rayon::prelude::*;
-    let sources = built.images.source_hashes();
+    // Every image-like file under content/ counts as a source, listed in [[photos]] or not.
+    let mut sources = built.images.source_hashes();
+    let content_files: Vec<PathBuf> = walkdir::WalkDir::new(built.config.root.join("content"))
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    sources.par_extend(content_files.par_iter().filter_map(|p| {
+        let bytes = std::fs::read(p).ok()?;
+        content::looks_like_image(&bytes[..bytes.len().min(16)]).then(|| {
+            use sha2::Digest;
+            images::hex(&sha2::Sha256::digest(&bytes))
+        })
+    }));
     let largest = built.config.images.largest_width();
     let mut problems: Vec<Diagnostic> = built
         .rendering

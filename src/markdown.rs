@@ -119,6 +119,20 @@ pub fn render(
                     id,
                 }));
             }
+            Event::Start(Tag::Image { ref dest_url, .. })
+                if !dest_url.contains(':')
+                    && !dest_url.starts_with('/')
+                    && !dest_url.starts_with('#') =>
+            {
+                // A local image in Markdown would skip redaction and metadata stripping.
+                let (line, column) = line_col(text, range.start);
+                diags.push(
+                    Diagnostic::new(source.path, format!("the Markdown image `{dest_url}` would be published without redaction or metadata removal"))
+                        .at(line + source.first_line - 1, column)
+                        .hint("list the file in [[photos]] in the front matter instead; the theme shows it after the text"),
+                );
+                events.push(event);
+            }
             Event::Text(ref t) => {
                 word_count += t.split_whitespace().count();
                 events.push(event);

@@ -26,9 +26,8 @@ pub enum Data {
     Bytes(Vec<u8>),
     /// Copied from a source file as it is (attachments, never images).
     Copy(PathBuf),
-    /// A derivative in the image cache, whose hash is already known. Published as a hard
-    /// link where the filesystem allows, so rebuilding an archive of photographs copies
-    /// nothing.
+    /// A derivative in the image cache, whose hash is already known. Copied into place
+    /// only when the published copy is missing or differs.
     Cached {
         file: PathBuf,
         sha256: String,
@@ -335,39 +334,39 @@ fn sync_tree_in_pool(outputs: &[Output], dir: &Path) -> Result<()> {
     })
 }
 
-/// Links (or copies) a cache file into place unless the same file is already there.
+/// Copies a cache file into place unless the same copy is already there.
+///
+/// A copy, not a hard link: a link would let anything that edits the published file edit
+/// the cache, and through it every later build. The copy takes the cache file's
+/// modification time, so an unchanged copy is recognised by size and time alone.
 fn publish_cached(file: &Path, size: u64, target: &Path, exists: bool) -> Result<()> {
+    let cache_time = std::fs::metadata(file)
+        .and_then(|m| m.modified())
+        .map_err(|e| Error::io(file, e))?;
     if exists {
-        if same_file(file, target) {
-            return Ok(());
-        }
-        let same = std::fs::metadata(target).is_ok_and(|m| m.len() == size)
-            && std::fs::read(file).ok() == std::fs::read(target).ok();
-        if same {
+        let unchanged = std::fs::metadata(target)
+            .is_ok_and(|m| m.len() == size && m.modified().ok() == Some(cache_time));
+        if unchanged {
             return Ok(());
         }
         std::fs::remove_file(target).map_err(|e| Error::io(target, e))?;
     }
-    if std::fs::hard_link(file, target).is_err() {
-        std::fs::copy(file, target).map_err(|e| Error::io(file, e))?;
-    }
-    Ok(())
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
+    std::fs::copy(file, target).map_err(|e| Error::io(file, e))?;
+    // The cache's files are read-only; published copies are ordinary files.
+    let mut perms = std::fs::metadata(target)
+        .map_err(|e| Error::io(target, e))?
+        .permissions();
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-            _ => false,
-        }
-    }
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);
     #[cfg(not(unix))]
-    {
-        let _ = (a, b);
-        false
-    }
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(target, perms).map_err(|e| Error::io(target, e))?;
+    let f = std::fs::File::options()
+        .write(true)
+        .open(target)
+        .map_err(|e| Error::io(target, e))?;
+    f.set_modified(cache_time).map_err(|e| Error::io(target, e))
 }
 
 fn same_content(path: &Path, bytes: &[u8]) -> bool {

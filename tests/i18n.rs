@@ -94,3 +94,29 @@ fn a_missing_ui_string_is_a_build_error() {
         "themes/default/i18n/ar.toml: next: missing UI string `next` for language `ar`",
     );
 }
+
+#[test]
+fn translated_cases_translate_photo_alt_text() {
+    let site = SiteTest::fixture("i18n");
+    std::fs::copy(
+        repo_root().join("tests/fixtures/photos-real/xmp/no_exif.jpg"),
+        site.root().join("content/cases/c-1/p.jpg"),
+    )
+    .unwrap();
+    let site = site
+        .edit("content/cases/c-1/index.md", "branch = \"215\"", "branch = \"215\"\n[[photos]]\nfile = \"p.jpg\"\nalt = \"English alt\"\nsensitivity = \"none\"")
+        .edit("content/cases/c-1/index.ar.md", "title = \"الحالة الأولى\"", "title = \"الحالة الأولى\"\n[[photos]]\nfile = \"p.jpg\"\nalt = \"نص بديل\"");
+    site.build().success();
+    assert_eq!(
+        attrs(
+            &site.html("ar/cases/c-1/index.html"),
+            "img.photo-image",
+            "alt"
+        ),
+        ["نص بديل"]
+    );
+    assert_eq!(
+        attrs(&site.html("cases/c-1/index.html"), "img.photo-image", "alt"),
+        ["English alt"]
+    );
+}

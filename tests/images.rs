@@ -555,3 +555,104 @@ fn the_cache_re_derives_only_what_changed() {
     fresh.build().success();
     assert!(tree(&site.public()) == tree(&fresh.public()));
 }
+
+#[test]
+fn originals_are_never_copied_whatever_their_name() {
+    // Listed under a misleading extension, unlisted without one, and an attachment of a page.
+    let site = SiteTest::fixture("minimal")
+        .copy_in(
+            "photos-real/gps/DSCN0010.jpg",
+            "content/cases/c-001/evidence.jfif",
+        )
+        .copy_in(
+            "photos-real/gps/DSCN0010.jpg",
+            "content/cases/c-001/evidence",
+        )
+        .copy_in(
+            "photos-real/gps/DSCN0021.jpg",
+            "content/docs/bundle/scan.bak",
+        )
+        .copy_in(
+            "photos-real/gps/DSCN0021.jpg",
+            "content/docs/bundle/other.jfif",
+        )
+        .write("content/cases/c-001/notes.txt", "case notes")
+        .photos(CASE, "[[photos]]\nfile = \"evidence.jfif\"\nalt = \"x\"\n");
+    site.build().success();
+    for (path, bytes) in tree(&site.public()) {
+        assert!(
+            !bytes.starts_with(&[0xFF, 0xD8]) || path.ends_with(".jpg"),
+            "{path} copied as it is"
+        );
+        if path.ends_with(".jpg") {
+            assert!(
+                segments(&bytes).iter().all(|(m, _)| *m != 0xE1),
+                "{path} carries EXIF"
+            );
+        }
+    }
+    assert!(
+        !site.exists("cases/c-001/notes.txt"),
+        "case folders publish nothing as it is"
+    );
+    assert_eq!(site.file("docs/bundle/notes.txt"), "attached notes\n");
+}
+
+#[test]
+fn the_audit_judges_images_by_content_and_knows_every_source() {
+    // A GPS photograph under a misleading name in static/, and a source copied there.
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0010.jpg", "static/other.jfif")
+        .copy_in(
+            "photos-real/gps/DSCN0042.jpg",
+            "content/cases/c-001/unlisted.jpg",
+        )
+        .copy_in("photos-real/gps/DSCN0042.jpg", "static/copy.dat");
+    site.run(&["check"])
+        .failure(1)
+        .stderr_has("other.jfif: image carries an APP1 segment")
+        .stderr_has("copy.dat: is a copy of a source photograph");
+}
+
+#[test]
+fn build_refuses_to_publish_a_listed_source_unchanged() {
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/xmp/no_exif.jpg", "content/cases/c-001/a.jpg")
+        .copy_in("photos-real/xmp/no_exif.jpg", "static/a-copy.bin")
+        .photos(CASE, "[[photos]]\nfile = \"a.jpg\"\nalt = \"x\"\n");
+    site.build()
+        .failure(1)
+        .stderr_has("a-copy.bin: would publish a source photograph unchanged");
+}
+
+#[test]
+fn editing_a_published_image_cannot_reach_the_cache() {
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .photos(CASE, "[[photos]]\nfile = \"a.jpg\"\nalt = \"x\"\n");
+    site.build().success();
+    let (path, _) = published_jpegs(&site)
+        .into_iter()
+        .find(|(p, _)| p.ends_with(".400.jpg"))
+        .unwrap();
+    let file = site.public().join(&path);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0xFF;
+    std::fs::write(&file, &bytes).unwrap();
+    site.build().success();
+    site.run(&["verify", &site.public().to_string_lossy()])
+        .success();
+}
+
+#[test]
+fn markdown_images_are_refused_with_a_located_error() {
+    let site = SiteTest::fixture("minimal").edit(
+        "content/about.md",
+        "Write to us.",
+        "Write to us. ![a scan](scan.jpg)",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("content/about.md:13:14: the Markdown image `scan.jpg` would be published without redaction");
+}

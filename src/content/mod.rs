@@ -9,7 +9,7 @@ pub mod front_matter;
 pub mod meta;
 pub mod photos;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -471,6 +471,11 @@ fn assemble(
         );
     }
 
+    let photo_sources: HashSet<PathBuf> = page_files
+        .iter()
+        .flat_map(|p| p.meta.photos.iter().map(|s| s.source.clone()))
+        .collect();
+
     // Pages, attached to the section of their folder in their language.
     let mut translated_cases: BTreeMap<String, Vec<Parsed>> = BTreeMap::new();
     for p in page_files {
@@ -511,13 +516,16 @@ fn assemble(
         let mut meta = p.meta;
         meta.key = p.key.clone();
         meta.path = format!("{}{slug}/", corpus.sections[section].meta.path);
-        if p.kind == FileKind::BundleIndex && p.lang == config.default_language {
-            // Bundle attachments are published once, beside the default-language page.
+        if p.kind == FileKind::BundleIndex && p.lang == config.default_language && !is_case {
+            // Bundle attachments are published once, beside the default-language page. Case
+            // folders hold source photographs: nothing in them is ever copied as it is.
             let bundle_dir = format!("{}/", p.dir);
             for f in other_files {
                 let rel = to_slash(f);
                 if let Some(name) = rel.strip_prefix(&bundle_dir) {
-                    if !name.contains('/') && !is_image(f) {
+                    if !name.contains('/')
+                        && publishable_attachment(&content_dir.join(f), &photo_sources)
+                    {
                         corpus.assets.push(Asset {
                             source: content_dir.join(f),
                             output: format!("{}{name}", meta.path.trim_start_matches('/')),
@@ -542,7 +550,8 @@ fn assemble(
         let rel = to_slash(f);
         let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
         if let Some(&s) = section_index.get(&(dir.to_string(), config.default_language.clone())) {
-            if !is_image(f) {
+            if Some(dir) != case_dir && publishable_attachment(&content_dir.join(f), &photo_sources)
+            {
                 let name = rel.rsplit('/').next().unwrap_or_default();
                 corpus.assets.push(Asset {
                     source: content_dir.join(f),
@@ -566,6 +575,40 @@ fn is_image(path: &Path) -> bool {
     path.extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.as_str()))
+}
+
+/// Whether bytes start like an image file, whatever the file is called (`.jfif`, `.bak`,
+/// no extension...): names lie, signatures do not.
+pub fn looks_like_image(head: &[u8]) -> bool {
+    head.starts_with(&[0xFF, 0xD8, 0xFF])
+        || head.starts_with(b"\x89PNG")
+        || head.starts_with(b"GIF8")
+        || (head.starts_with(b"RIFF") && head.get(8..12) == Some(&b"WEBP"[..]))
+        || head.starts_with(b"II*\0")
+        || head.starts_with(b"MM\0*")
+        || (head.starts_with(b"BM") && head.get(6..10) == Some(&[0u8, 0, 0, 0][..]))
+        || head.starts_with(&[0xFF, 0x0A])
+        || head.get(4..8) == Some(&b"ftyp"[..])
+        || head.get(4..8) == Some(&b"jP  "[..])
+        || head.get(4..12) == Some(&b"JXL \r\n\x87\n"[..])
+        || head.starts_with(b"<svg")
+        || head.starts_with(b"<?xml")
+}
+
+/// Attachments are copied as they are, so anything that is or may be a photograph is not:
+/// by extension, by content, or because a page lists it in `[[photos]]`.
+fn publishable_attachment(path: &Path, photo_sources: &HashSet<PathBuf>) -> bool {
+    if is_image(path) {
+        return false;
+    }
+    if std::fs::canonicalize(path).is_ok_and(|real| photo_sources.contains(&real)) {
+        return false;
+    }
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    !looks_like_image(&head[..n])
 }
 
 /// Cases exist in every language whose case section exists: translated where a
@@ -611,6 +654,14 @@ fn add_case_translations(
                 meta.body = t.meta.body;
                 meta.body_line = t.meta.body_line;
                 meta.extra = t.meta.extra;
+                // The photographs are the original's; a translation may translate their
+                // alt text and captions, matched by file.
+                for photo in &mut meta.photos {
+                    if let Some(tr) = t.meta.photos.iter().find(|p| p.file == photo.file) {
+                        photo.alt = tr.alt.clone();
+                        photo.caption = tr.caption.clone().or(photo.caption.take());
+                    }
+                }
             }
             let case = original.case.clone();
             corpus.pages.push(Page {

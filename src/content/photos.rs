@@ -85,7 +85,11 @@ pub fn parse(
     let header_lines: Vec<usize> = front_matter
         .lines()
         .enumerate()
-        .filter(|(_, l)| l.trim() == "[[photos]]")
+        .filter(|(_, l)| {
+            let l = l.trim();
+            l.strip_prefix("[[photos]]")
+                .is_some_and(|rest| rest.trim().is_empty() || rest.trim_start().starts_with('#'))
+        })
         .map(|(i, _)| i + 2) // +1 for 1-based, +1 for the opening delimiter line
         .collect();
     let mut out = Vec::new();

@@ -14,30 +14,51 @@ use sha2::{Digest, Sha256};
 use super::hex;
 use crate::error::Diagnostic;
 
-/// The segments of a JPEG up to the image data: (marker, payload).
+/// Every segment of a JPEG, scans included: (marker, payload). Metadata can hide between
+/// the scans of a progressive JPEG or after its end, so the whole file is walked; bytes
+/// after the end-of-image marker are reported as a pseudo-segment 0x00.
 pub fn jpeg_segments(bytes: &[u8]) -> Result<Vec<(u8, &[u8])>, String> {
     if bytes.len() < 4 || bytes[0] != 0xFF || bytes[1] != 0xD8 {
         return Err("not a JPEG".into());
     }
     let mut out = Vec::new();
     let mut i = 2;
-    while i + 4 <= bytes.len() {
+    while i + 2 <= bytes.len() {
         if bytes[i] != 0xFF {
             return Err(format!("no marker at byte {i}"));
         }
         let marker = bytes[i + 1];
+        if marker == 0xFF {
+            i += 1; // fill byte
+            continue;
+        }
         if marker == 0xD9 {
+            let rest = &bytes[i + 2..];
+            if rest.iter().any(|&b| b != 0) {
+                out.push((0x00, rest));
+            }
+            return Ok(out);
+        }
+        if i + 4 > bytes.len() {
             break;
         }
         let len = usize::from(u16::from_be_bytes([bytes[i + 2], bytes[i + 3]]));
         let end = (i + 2 + len).min(bytes.len());
         out.push((marker, &bytes[(i + 4).min(end)..end]));
-        if marker == 0xDA {
-            break; // entropy-coded data follows
-        }
         i += 2 + len;
+        if marker == 0xDA {
+            // Entropy-coded data: skip to the next marker that is not a stuffed byte or
+            // a restart marker.
+            while i + 1 < bytes.len()
+                && !(bytes[i] == 0xFF
+                    && bytes[i + 1] != 0
+                    && !(0xD0..=0xD7).contains(&bytes[i + 1]))
+            {
+                i += 1;
+            }
+        }
     }
-    Ok(out)
+    Err("the JPEG has no end-of-image marker".into())
 }
 
 /// Why a JPEG's segments are not "a plain JFIF header and image data", if they are not.
@@ -58,11 +79,30 @@ pub fn jpeg_metadata_problem(bytes: &[u8]) -> Option<String> {
                 0xE2 => "an APP2 segment (ICC profile)".to_string(),
                 0xED => "an APP13 segment (IPTC)".to_string(),
                 0xFE => "a comment segment".to_string(),
+                0x00 => "data after the end of the image".to_string(),
                 0xE0 => "an APP0 segment with an embedded thumbnail".to_string(),
                 m => format!("a segment 0xFF{m:02X}"),
             };
             return Some(format!("carries {name}"));
         }
+    }
+    None
+}
+
+/// WebP chunks that carry EXIF, XMP or an ICC profile.
+fn webp_metadata_problem(bytes: &[u8]) -> Option<String> {
+    let mut i = 12;
+    while i + 8 <= bytes.len() {
+        let kind = &bytes[i..i + 4];
+        let len =
+            u32::from_le_bytes([bytes[i + 4], bytes[i + 5], bytes[i + 6], bytes[i + 7]]) as usize;
+        if matches!(kind, b"EXIF" | b"XMP " | b"ICCP") {
+            return Some(format!(
+                "carries a WebP {} chunk",
+                String::from_utf8_lossy(kind).trim()
+            ));
+        }
+        i += 8 + len + (len & 1);
     }
     None
 }
@@ -84,10 +124,6 @@ fn png_metadata_problem(bytes: &[u8]) -> Option<String> {
     None
 }
 
-const IMAGE_EXTENSIONS: &[&str] = &[
-    "jpg", "jpeg", "png", "gif", "webp", "tif", "tiff", "avif", "bmp",
-];
-
 /// Audits one published file.
 pub fn file(
     path: &Path,
@@ -102,17 +138,22 @@ pub fn file(
                 .hint("sources must never be published; only derivatives made by casebook may be"),
         );
     }
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    if !IMAGE_EXTENSIONS.contains(&ext.as_str()) {
+    // Judge by content, not by name: `.jfif`, `.bak` or no extension at all.
+    let head = &bytes[..bytes.len().min(16)];
+    if !crate::content::looks_like_image(head) {
         return;
     }
     let problem = if bytes.starts_with(&[0xFF, 0xD8]) {
         jpeg_metadata_problem(bytes)
     } else if bytes.starts_with(b"\x89PNG") {
         png_metadata_problem(bytes)
+    } else if bytes.starts_with(b"RIFF") {
+        webp_metadata_problem(bytes)
+    } else if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") {
+        Some(
+            "is a TIFF file, whose tags can carry any metadata (casebook never publishes TIFF)"
+                .into(),
+        )
     } else {
         None
     };

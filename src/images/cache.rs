@@ -149,6 +149,10 @@ impl Cache {
             std::fs::create_dir_all(&dir)?;
             let tmp = dir.join(format!(".{sha256}.{}.tmp", std::process::id()));
             std::fs::write(&tmp, &e.bytes)?;
+            // Read-only: cache files are content-addressed and must never change.
+            let mut perms = std::fs::metadata(&tmp)?.permissions();
+            perms.set_readonly(true);
+            std::fs::set_permissions(&tmp, perms)?;
             std::fs::rename(&tmp, &path)?;
         }
         Ok(Entry {

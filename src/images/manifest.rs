@@ -49,7 +49,8 @@ pub struct ImageRecord {
     pub redactions: Vec<Region>,
 }
 
-/// The manifest of `outputs` (which must not contain the manifest itself).
+/// The manifest of `outputs` (which must not contain the manifest itself). Fails if any
+/// output is byte for byte a source photograph: that would publish an original.
 pub fn build(outputs: &[Output], images: &ImageSet) -> Result<Output> {
     let mut files: Vec<FileRecord> = outputs
         .par_iter()
@@ -70,6 +71,18 @@ pub fn build(outputs: &[Output], images: &ImageSet) -> Result<Output> {
         })
         .collect::<Result<_>>()?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    let sources = images.source_hashes();
+    let leaks: Vec<Diagnostic> = files
+        .iter()
+        .filter(|f| sources.contains(&f.sha256))
+        .map(|f| {
+            Diagnostic::new(&f.path, "would publish a source photograph unchanged")
+                .hint("remove the file from static/ or the page folder; photographs are published only through [[photos]]")
+        })
+        .collect();
+    if !leaks.is_empty() {
+        return Err(Error::Diagnostics(leaks));
+    }
     let mut records = Vec::new();
     for photo in images.all() {
         let sizes = photo.sizes.iter().map(|s| ("derivative", s, photo.quality));

@@ -132,38 +132,39 @@ pub fn redact(img: &mut RgbImage, regions: &[Region], fill: [u8; 3]) {
                     }
                 }
             }
-            RedactMethod::Pixelate => {
-                let shorter = (x1 - x0).min(y1 - y0).max(1);
-                let block = shorter.div_ceil(12).max(1);
-                let mut by = y0;
-                while by < y1 {
-                    let ey = (by + block).min(y1);
-                    let mut bx = x0;
-                    while bx < x1 {
-                        let ex = (bx + block).min(x1);
-                        let mut sum = [0u64; 3];
-                        for y in by..ey {
-                            for x in bx..ex {
-                                let p = img.get_pixel(x, y);
-                                for c in 0..3 {
-                                    sum[c] += u64::from(p[c]);
-                                }
-                            }
-                        }
-                        let n = u64::from((ex - bx) * (ey - by)).max(1);
-                        let avg = image::Rgb([
-                            (sum[0] / n) as u8,
-                            (sum[1] / n) as u8,
-                            (sum[2] / n) as u8,
-                        ]);
-                        for y in by..ey {
-                            for x in bx..ex {
-                                img.put_pixel(x, y, avg);
-                            }
-                        }
-                        bx = ex;
+            RedactMethod::Pixelate => pixelate(img, (x0, y0, x1, y1)),
+        }
+    }
+}
+
+/// Replaces the region with a grid of flat cells. Cells are spread evenly so that none is
+/// smaller than 1/12 of the region's shorter side, and never smaller than 8 pixels: a
+/// sliver of narrow cells at an edge would keep detail.
+fn pixelate(img: &mut RgbImage, (x0, y0, x1, y1): (u32, u32, u32, u32)) {
+    let (w, h) = (x1 - x0, y1 - y0);
+    if w == 0 || h == 0 {
+        return;
+    }
+    let block = w.min(h).div_ceil(12).max(8);
+    let (cols, rows) = ((w / block).max(1), (h / block).max(1));
+    for row in 0..rows {
+        let (cy0, cy1) = (y0 + row * h / rows, y0 + (row + 1) * h / rows);
+        for col in 0..cols {
+            let (cx0, cx1) = (x0 + col * w / cols, x0 + (col + 1) * w / cols);
+            let mut sum = [0u64; 3];
+            for y in cy0..cy1 {
+                for x in cx0..cx1 {
+                    let p = img.get_pixel(x, y);
+                    for c in 0..3 {
+                        sum[c] += u64::from(p[c]);
                     }
-                    by = ey;
+                }
+            }
+            let n = u64::from((cx1 - cx0) * (cy1 - cy0)).max(1);
+            let avg = image::Rgb([(sum[0] / n) as u8, (sum[1] / n) as u8, (sum[2] / n) as u8]);
+            for y in cy0..cy1 {
+                for x in cx0..cx1 {
+                    img.put_pixel(x, y, avg);
                 }
             }
         }
@@ -302,6 +303,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn uneven_regions_have_no_narrow_edge_cells() {
+        let mut img = checkerboard(125, 125);
+        let r = Region {
+            x: 0.0,
+            y: 0.0,
+            w: 1.0,
+            h: 1.0,
+            method: RedactMethod::Pixelate,
+        };
+        redact(&mut img, &[r], [0, 0, 0]);
+        let row: Vec<_> = (0..125).map(|x| *img.get_pixel(x, 60)).collect();
+        let mut run = 1;
+        for x in 1..125 {
+            if row[x] == row[x - 1] {
+                run += 1;
+            } else {
+                assert!(run >= 11, "a cell of {run} px ends at {x}");
+                run = 1;
+            }
+        }
+        assert!(run >= 11, "the last cell is {run} px");
     }
 
     #[test]

@@ -144,10 +144,11 @@ pub fn site(
 
     let base_path = config.base_path();
     let finish = |page: HtmlPage| -> (Output, Option<HtmlPage>) {
-        let mode = if page.url_path == "/404.html" {
-            LinkMode::Absolute(&base_path)
-        } else if options.portable {
+        let mode = if options.portable {
+            // Opened from disk there is no server to show 404.html at other paths.
             LinkMode::Portable
+        } else if page.url_path == "/404.html" {
+            LinkMode::Absolute(&base_path)
         } else {
             LinkMode::Relative
         };
