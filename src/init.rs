@@ -112,8 +112,11 @@ pub fn init(dir: &Path) -> Result<Vec<String>> {
     }
     let gitignore = dir.join(".gitignore");
     if !gitignore.exists() {
-        std::fs::write(&gitignore, "/public\n/.public.casebook-*\n/.casebook-cache\n")
-            .map_err(|e| Error::io(&gitignore, e))?;
+        std::fs::write(
+            &gitignore,
+            "/public\n/.public.casebook-*\n/.casebook-cache\n",
+        )
+        .map_err(|e| Error::io(&gitignore, e))?;
         written.push(".gitignore".into());
     }
     Ok(written)
