@@ -117,6 +117,14 @@ impl Corpus {
         self.source_of_path.get(path).map(PathBuf::as_path)
     }
 
+    /// Every section's and page's metadata, sections first.
+    pub fn metas(&self) -> impl Iterator<Item = &Meta> {
+        self.sections
+            .iter()
+            .map(|s| &s.meta)
+            .chain(self.pages.iter().map(|p| &p.meta))
+    }
+
     pub fn root_section(&self, lang: &str) -> Option<usize> {
         self.sections
             .iter()
@@ -755,6 +763,7 @@ pub fn order(a: &Meta, b: &Meta) -> std::cmp::Ordering {
 
 fn index_links(config: &Config, corpus: &mut Corpus, diags: &mut Diagnostics) {
     let mut by_path: HashMap<String, PathBuf> = HashMap::new();
+    // Fields borrowed apart: the loop fills `links` and `versions` while reading metas.
     let metas = corpus
         .sections
         .iter()

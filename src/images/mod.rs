@@ -130,12 +130,7 @@ struct Job<'a> {
 /// Derives every photograph of the corpus.
 pub fn run(config: &Config, corpus: &Corpus, progress: Progress) -> Result<ImageSet> {
     let mut jobs: BTreeMap<String, Job> = BTreeMap::new();
-    let metas = corpus
-        .pages
-        .iter()
-        .map(|p| &p.meta)
-        .chain(corpus.sections.iter().map(|s| &s.meta));
-    for meta in metas {
+    for meta in corpus.metas() {
         for spec in &meta.photos {
             // The first page (default language first) publishes; translations link to it.
             jobs.entry(spec_key(spec)).or_insert_with(|| Job {

@@ -26,12 +26,7 @@ pub fn escape_xml(s: &str) -> String {
 /// Every HTML page except the 404 page, sorted by URL.
 pub fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) -> Option<Output> {
     let mut lastmod = std::collections::HashMap::new();
-    for m in corpus
-        .pages
-        .iter()
-        .map(|p| &p.meta)
-        .chain(corpus.sections.iter().map(|s| &s.meta))
-    {
+    for m in corpus.metas() {
         if let Some(d) = m.updated.or(m.date) {
             lastmod.insert(m.path.as_str(), d.format("%Y-%m-%d").to_string());
         }

@@ -17,7 +17,7 @@ use tera::{Context, Value};
 
 use crate::config::Config;
 use crate::content::{Corpus, Meta};
-use crate::error::{Diagnostic, Diagnostics, Error, Result};
+use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::images::ImageSet;
 use crate::markdown::{self, Rendered};
 use crate::output::{self, Data, LinkMode, Output};
@@ -614,11 +614,5 @@ impl Shared {
         ctx.insert_value("facets", l.facets.clone());
         ctx.insert("current_path", current_path);
         ctx
-    }
-}
-
-impl From<Vec<Diagnostic>> for Error {
-    fn from(d: Vec<Diagnostic>) -> Self {
-        Error::Diagnostics(d)
     }
 }
