@@ -44,7 +44,50 @@ struct RawConfig {
     #[serde(default)]
     images: RawImages,
     #[serde(default)]
+    search: RawSearch,
+    #[serde(default)]
     extra: toml::Table,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawSearch {
+    enabled: bool,
+    identifiers: Option<Spanned<Vec<String>>>,
+    weights: RawWeights,
+    results_per_page: Spanned<i64>,
+}
+
+impl Default for RawSearch {
+    fn default() -> Self {
+        RawSearch {
+            enabled: true,
+            identifiers: None,
+            weights: RawWeights::default(),
+            results_per_page: Spanned::new(0..0, 10),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawWeights {
+    title: Spanned<f64>,
+    identifier: Spanned<f64>,
+    fields: Spanned<f64>,
+    text: Spanned<f64>,
+}
+
+impl Default for RawWeights {
+    fn default() -> Self {
+        let w = |v| Spanned::new(0..0, v);
+        RawWeights {
+            title: w(4.0),
+            identifier: w(8.0),
+            fields: w(2.0),
+            text: w(1.0),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -149,7 +192,28 @@ pub struct Config {
     pub feed_limit: usize,
     pub cases: Option<CaseSchema>,
     pub images: ImageConfig,
+    pub search: SearchConfig,
     pub extra: toml::Table,
+}
+
+/// The static search index: on or off, what counts as an identifier, field weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchConfig {
+    pub enabled: bool,
+    /// Case fields matched exactly as identifiers; an entry of several fields joined by `/`
+    /// (`detainee_number/branch`) is matched as one identifier such as `2761/215`.
+    pub identifiers: Vec<Vec<String>>,
+    pub weights: SearchWeights,
+    pub results_per_page: usize,
+}
+
+/// BM25F field weights: how much a match in each field counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchWeights {
+    pub title: f64,
+    pub identifier: f64,
+    pub fields: f64,
+    pub text: f64,
 }
 
 /// How photographs are published: sizes, quality, limits, defaults.
@@ -443,6 +507,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
 
     let cases = raw.cases.map(|c| resolve_cases(c, text, path, &mut diags));
     let images = resolve_images(raw.images, text, path, &mut diags);
+    let search = resolve_search(raw.search, cases.as_ref(), text, path, &mut diags);
 
     diags.finish(Config {
         root: root.to_path_buf(),
@@ -457,8 +522,86 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         feed_limit: raw.feed_limit,
         cases,
         images,
+        search,
         extra: raw.extra,
     })
+}
+
+fn resolve_search(
+    raw: RawSearch,
+    cases: Option<&CaseSchema>,
+    text: &str,
+    path: &Path,
+    diags: &mut Diagnostics,
+) -> SearchConfig {
+    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    let mut weight = |w: &Spanned<f64>, name: &str| {
+        let v = *w.get_ref();
+        if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
+            let (l, c) = at(w.span());
+            diags.push(
+                Diagnostic::new(path, format!("search weight {v} is out of range"))
+                    .at(l, c)
+                    .field(format!("search.weights.{name}"))
+                    .hint("use a number from 0 (not searched) to 1000; the defaults are title 4, identifier 8, fields 2, text 1"),
+            );
+        }
+        v.clamp(0.0, 1000.0)
+    };
+    let weights = SearchWeights {
+        title: weight(&raw.weights.title, "title"),
+        identifier: weight(&raw.weights.identifier, "identifier"),
+        fields: weight(&raw.weights.fields, "fields"),
+        text: weight(&raw.weights.text, "text"),
+    };
+    let per_page = *raw.results_per_page.get_ref();
+    if !(1..=100).contains(&per_page) {
+        let (l, c) = at(raw.results_per_page.span());
+        diags.push(
+            Diagnostic::new(path, "must be between 1 and 100")
+                .at(l, c)
+                .field("search.results_per_page"),
+        );
+    }
+    let identifiers = match (&raw.identifiers, cases) {
+        (Some(list), Some(schema)) => {
+            let mut out = Vec::new();
+            for entry in list.get_ref() {
+                let parts: Vec<String> = entry.split('/').map(|p| p.trim().to_string()).collect();
+                for part in &parts {
+                    if schema.field(part).is_none() {
+                        let (l, c) = at(list.span());
+                        diags.push(
+                            Diagnostic::new(path, format!("`{part}` is not a case field"))
+                                .at(l, c)
+                                .field("search.identifiers")
+                                .hint(did_you_mean(part, schema.fields.iter().map(|f| f.name.as_str())).unwrap_or_else(|| "name fields declared in [[cases.fields]], or several joined by `/`".into())),
+                        );
+                    }
+                }
+                out.push(parts);
+            }
+            out
+        }
+        (Some(list), None) => {
+            let (l, c) = at(list.span());
+            diags.push(
+                Diagnostic::new(path, "search identifiers need a case schema")
+                    .at(l, c)
+                    .field("search.identifiers")
+                    .hint("declare [cases] first, or remove `identifiers`"),
+            );
+            Vec::new()
+        }
+        (None, Some(schema)) => vec![vec![schema.id_field.clone()]],
+        (None, None) => Vec::new(),
+    };
+    SearchConfig {
+        enabled: raw.enabled,
+        identifiers,
+        weights,
+        results_per_page: per_page.clamp(1, 100) as usize,
+    }
 }
 
 fn resolve_images(raw: RawImages, text: &str, path: &Path, diags: &mut Diagnostics) -> ImageConfig {

@@ -21,6 +21,9 @@ pub struct Rendered {
     pub summary: Option<String>,
     pub toc: Vec<TocEntry>,
     pub word_count: usize,
+    /// The text without markup, blocks separated by spaces, for the search index.
+    #[serde(skip)]
+    pub text: String,
     /// Heading ids, for anchor checks.
     #[serde(skip)]
     pub anchors: Vec<String>,
@@ -60,6 +63,7 @@ pub fn render(
     let mut headings: Vec<(u8, String, String)> = Vec::new();
     let mut heading_start: Option<usize> = None;
     let mut word_count = 0;
+    let mut plain = String::with_capacity(text.len());
 
     for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
         match event {
@@ -73,6 +77,7 @@ pub fn render(
                 events.push(event);
             }
             Event::End(TagEnd::Heading(level)) => {
+                plain.push(' ');
                 if let Some(start) = heading_start.take() {
                     let title = plain_text(&events[start + 1..]);
                     if let Event::Start(Tag::Heading { id, .. }) = &mut events[start] {
@@ -135,6 +140,28 @@ pub fn render(
             }
             Event::Text(ref t) => {
                 word_count += t.split_whitespace().count();
+                plain.push_str(t);
+                events.push(event);
+            }
+            Event::Code(ref t) => {
+                plain.push_str(t);
+                events.push(event);
+            }
+            Event::End(ref end)
+                if !matches!(
+                    end,
+                    TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough | TagEnd::Link
+                ) =>
+            {
+                if !plain.ends_with(' ') {
+                    plain.push(' ');
+                }
+                events.push(event);
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if !plain.ends_with(' ') {
+                    plain.push(' ');
+                }
                 events.push(event);
             }
             other => events.push(other),
@@ -160,6 +187,7 @@ pub fn render(
         summary,
         toc: nest(headings),
         word_count,
+        text: plain.trim_end().to_string(),
         anchors,
     }
 }

@@ -172,6 +172,28 @@ pub fn minify(html: &[u8]) -> Vec<u8> {
     minify_html::minify(html, &cfg)
 }
 
+/// Minifies a script with minify-html's JavaScript minifier. Anything it cannot safely
+/// wrap or returns empty is published as written.
+pub fn minify_js(code: &[u8]) -> Vec<u8> {
+    if code.windows(8).any(|w| w.eq_ignore_ascii_case(b"</script")) {
+        return code.to_vec();
+    }
+    let mut html = b"<script>".to_vec();
+    html.extend_from_slice(code);
+    html.extend_from_slice(b"</script>");
+    let mut cfg = minify_html::Cfg::new();
+    cfg.minify_js = true;
+    cfg.keep_closing_tags = true;
+    let out = minify_html::minify(&html, &cfg);
+    match out
+        .strip_prefix(b"<script>")
+        .and_then(|rest| rest.strip_suffix(b"</script>"))
+    {
+        Some(js) if !js.is_empty() => js.to_vec(),
+        _ => code.to_vec(),
+    }
+}
+
 /// Refuses output folders whose replacement would destroy the site's sources.
 pub fn check_output_dir(root: &Path, out: &Path) -> Result<()> {
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());

@@ -9,3 +9,4 @@ mod export;
 mod i18n;
 mod images;
 mod links;
+mod search;

@@ -7,6 +7,7 @@
 mod export;
 mod facets;
 mod feeds;
+mod search_docs;
 pub mod views;
 
 use std::collections::BTreeMap;
@@ -50,6 +51,10 @@ enum Job<'a> {
         page: usize,
     },
     NotFound,
+    /// The search page of a language.
+    Search {
+        lang: &'a str,
+    },
 }
 
 /// A page of HTML before link rewriting and minification, kept for checks.
@@ -73,6 +78,7 @@ pub struct Rendering {
     pub pages: Vec<HtmlPage>,
     /// The URL path of every HTML page.
     pub url_paths: Vec<String>,
+    pub search: crate::search::Stats,
 }
 
 /// The URL of page `n` (1-based) of a paginated list at `base`.
@@ -118,7 +124,11 @@ pub fn site(
         })
         .collect();
     let facets = facets::compute(config, corpus);
-    let shared = Shared::new(config, corpus, theme, &facets);
+    let search_index = crate::search::build(
+        &config.search,
+        &search_docs::inputs(config, corpus, images, &section_md, &page_md, &facets),
+    );
+    let shared = Shared::new(config, corpus, theme, &facets, &search_index.entries);
 
     let mut jobs = Vec::new();
     for i in 0..corpus.pages.len() {
@@ -141,6 +151,9 @@ pub fn site(
         }
     }
     jobs.push(Job::NotFound);
+    for lang in search_index.entries.keys() {
+        jobs.push(Job::Search { lang });
+    }
 
     let base_path = config.base_path();
     let finish = |page: HtmlPage| -> (Output, Option<HtmlPage>) {
@@ -265,6 +278,24 @@ pub fn site(
                         ctx,
                     )
                 }
+                Job::Search { lang } => {
+                    let path = format!("{}search/", config.language_prefix(lang));
+                    let translations: Vec<views::Link> = search_index
+                        .entries
+                        .keys()
+                        .filter(|l| l != lang)
+                        .map(|l| {
+                            views::Link::new(
+                                config,
+                                l,
+                                &format!("{}search/", config.language_prefix(l)),
+                            )
+                        })
+                        .collect();
+                    let mut ctx = shared.context(lang, &path, &translations);
+                    ctx.insert("portable", &options.portable);
+                    ("search.html", path, PathBuf::from("search.html"), ctx)
+                }
             };
             ctx.insert("template", template);
             let page = render_template(theme, template, &ctx, &source, &url_path)?;
@@ -297,8 +328,15 @@ pub fn site(
     outputs.push(feeds::robots(config));
     outputs.extend(feeds::atom(config, corpus, &page_md));
     outputs.extend(export::cases(config, corpus)?);
+    let search_stats = search_index.stats.clone();
+    outputs.extend(search_index.outputs);
     for (path, bytes) in &theme.static_files {
-        outputs.push(Output::bytes(path.clone(), bytes.clone()));
+        let bytes = if config.minify && path.ends_with(".js") {
+            output::minify_js(bytes)
+        } else {
+            bytes.clone()
+        };
+        outputs.push(Output::bytes(path.clone(), bytes));
     }
     outputs.extend(images.outputs());
     for asset in &corpus.assets {
@@ -312,6 +350,7 @@ pub fn site(
         outputs,
         pages,
         url_paths,
+        search: search_stats,
     })
 }
 
@@ -517,6 +556,8 @@ struct LangShared {
     feed: String,
     cases: Value,
     facets: Value,
+    /// The search page and its index, when search is on.
+    search: Value,
 }
 
 #[derive(serde::Serialize)]
@@ -526,7 +567,13 @@ struct NavEntry<'a> {
 }
 
 impl Shared {
-    fn new(config: &Config, corpus: &Corpus, theme: &Theme, facets: &[Facet]) -> Shared {
+    fn new(
+        config: &Config,
+        corpus: &Corpus,
+        theme: &Theme,
+        facets: &[Facet],
+        search: &BTreeMap<String, String>,
+    ) -> Shared {
         let site = Value::from_serializable(&serde_json::json!({
             "title": config.title,
             "description": config.description,
@@ -585,6 +632,12 @@ impl Shared {
                     feed: format!("{}atom.xml", config.language_prefix(&lang.code)),
                     cases: Value::from_serializable(&cases),
                     facets: Value::from_serializable(&lang_facets),
+                    search: Value::from_serializable(&search.get(&lang.code).map(|index| {
+                        serde_json::json!({
+                            "path": format!("{}search/", config.language_prefix(&lang.code)),
+                            "index": index,
+                        })
+                    })),
                 },
             );
         }
@@ -612,6 +665,7 @@ impl Shared {
         ctx.insert("feed_path", &l.feed);
         ctx.insert_value("cases", l.cases.clone());
         ctx.insert_value("facets", l.facets.clone());
+        ctx.insert_value("search", l.search.clone());
         ctx.insert("current_path", current_path);
         ctx
     }

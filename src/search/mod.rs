@@ -1,4 +1,679 @@
-//! Static search (work in progress for the search issue): text normalization shared with
-//! the browser client through `search-vectors.json`.
+//! Static search: a sharded index built from the pages and case records, read by a small
+//! browser client (`themes/default/static/casebook-search.js`).
+//!
+//! Per language the index is a handful of kinds of file, all JavaScript that hands its data
+//! to the client (`casebook.search.add(name, data)`), so they load through `<script>`
+//! elements from any static host and from `file://`:
+//!
+//! - `meta`: document count, shard boundaries, facet values and labels, file names;
+//! - term shards (`t<n>`): the sorted vocabulary cut into ~16 KB runs, so a query (or a
+//!   prefix typed so far) loads only the shards its terms fall in. Each term carries its
+//!   postings: document number deltas and a one-character BM25F score;
+//! - document chunks (`d<n>`): title, URL, key fields, snippet source and, for a graphic
+//!   photograph, its blurred placeholder, for a fixed number of documents per chunk;
+//! - `facets`: every document's facet values packed in a mixed-radix code (value -> documents
+//!   for every schema facet, with live counts computed in the browser);
+//! - `dates`: every document's date, loaded only to sort by date.
+//!
+//! Scores are precomputed here (BM25F: per-field weights and length normalisation), so the
+//! client only adds numbers. File names carry a hash of their bytes; output is deterministic.
 
+pub mod encode;
 pub mod normalize;
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::config::{SearchConfig, SearchWeights};
+use crate::output::Output;
+use encode::{push_fixed, push_varint, score_char, width_for};
+use normalize::{normalize, terms};
+
+/// Target size of a term shard before compression.
+const SHARD_BYTES: usize = 16 * 1024;
+/// At most this many document chunks per language, whatever the size of the archive.
+const MAX_CHUNKS: usize = 384;
+const MIN_CHUNK_DOCS: usize = 16;
+/// Snippet sources are cut to about this many characters.
+const SUMMARY_CHARS: usize = 220;
+const BM25_K1: f64 = 1.2;
+const BM25_B: f64 = 0.75;
+
+/// The searchable fields, in the order of `[u16; 4]` term frequencies.
+const TITLE: usize = 0;
+const IDENTIFIER: usize = 1;
+const FIELDS: usize = 2;
+const TEXT: usize = 3;
+
+/// One searchable page, as the index sees it.
+#[derive(Debug, Clone, Default)]
+pub struct Doc {
+    /// Root-relative URL path (`/cases/syn-0001/`).
+    pub path: String,
+    pub title: String,
+    /// The snippet source shown under the title.
+    pub summary: String,
+    /// Key fields on one line (`Branch 215 · 14 May 2012`).
+    pub info: String,
+    pub date: Option<NaiveDate>,
+    /// The blurred placeholder of a graphic photograph, root-relative; never the photograph.
+    pub thumb: Option<String>,
+    pub synthetic: bool,
+    /// Matched exactly and whole (`syn-0001`, `2761/215`) as well as word by word.
+    pub identifiers: Vec<String>,
+    /// Case field values and their labels.
+    pub fields: Vec<String>,
+    pub text: String,
+}
+
+/// A schema facet: which documents carry each value.
+#[derive(Debug, Clone)]
+pub struct FacetTable {
+    pub name: String,
+    pub label: String,
+    /// A document may carry several values (list fields).
+    pub multi: bool,
+    pub values: Vec<FacetEntry>,
+}
+
+#[derive(Debug, Clone)]
+pub struct FacetEntry {
+    pub value: String,
+    pub label: String,
+    /// Indices into the language's documents.
+    pub docs: Vec<usize>,
+}
+
+/// Everything one language's index is built from.
+#[derive(Debug, Clone)]
+pub struct LangInput {
+    pub lang: String,
+    pub docs: Vec<Doc>,
+    pub facets: Vec<FacetTable>,
+}
+
+/// What was built: the files, and for each language the root-relative path of its `meta`.
+#[derive(Debug, Default)]
+pub struct SearchIndex {
+    pub outputs: Vec<Output>,
+    pub entries: BTreeMap<String, String>,
+    pub stats: Stats,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub files: usize,
+    pub bytes: usize,
+    pub terms: usize,
+    pub postings: usize,
+    pub time: Duration,
+}
+
+pub fn build(config: &SearchConfig, inputs: &[LangInput]) -> SearchIndex {
+    let started = Instant::now();
+    let mut index = SearchIndex::default();
+    if !config.enabled {
+        return index;
+    }
+    for input in inputs {
+        let lang = build_language(config, input, &mut index.stats);
+        index
+            .entries
+            .insert(input.lang.clone(), format!("/{}", lang.meta_path));
+        index.outputs.extend(lang.files);
+    }
+    index.stats.files = index.outputs.len();
+    index.stats.bytes = index
+        .outputs
+        .iter()
+        .map(|o| o.read().map_or(0, |b| b.len()))
+        .sum();
+    index.stats.time = started.elapsed();
+    index
+}
+
+struct LangFiles {
+    meta_path: String,
+    files: Vec<Output>,
+}
+
+/// Term frequencies of one document per field, and each field's length in terms.
+struct DocTerms {
+    terms: Vec<(String, [u16; 4])>,
+    lens: [u32; 4],
+}
+
+fn doc_terms(doc: &Doc) -> DocTerms {
+    let mut map: HashMap<String, [u16; 4]> = HashMap::new();
+    let mut lens = [0u32; 4];
+    let mut add = |field: usize, list: Vec<String>| {
+        lens[field] += list.len() as u32;
+        for t in list {
+            let tf = map.entry(t).or_default();
+            tf[field] = tf[field].saturating_add(1);
+        }
+    };
+    add(TITLE, terms(&doc.title));
+    for id in &doc.identifiers {
+        let whole = normalize(id.trim());
+        let mut list = terms(id);
+        if !whole.is_empty() && !list.contains(&whole) {
+            list.push(whole);
+        }
+        add(IDENTIFIER, list);
+    }
+    for f in &doc.fields {
+        add(FIELDS, terms(f));
+    }
+    add(TEXT, terms(&doc.text));
+    let mut terms: Vec<(String, [u16; 4])> = map.into_iter().collect();
+    terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    DocTerms { terms, lens }
+}
+
+/// JavaScript compares strings by UTF-16 code units; shard boundaries must agree with it.
+fn js_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -> LangFiles {
+    let dir = format!("search/{}/", input.lang);
+    let mut files = Vec::new();
+    let mut emit = |name: &str, data: &serde_json::Value| -> String {
+        let (path, output) = script_file(&dir, name, data);
+        files.push(output);
+        path
+    };
+    let n = input.docs.len();
+
+    // Terms and postings.
+    let per_doc: Vec<DocTerms> = input.docs.par_iter().map(doc_terms).collect();
+    let mut vocabulary: HashMap<&str, usize> = HashMap::new();
+    let mut postings: Vec<Vec<(u32, [u16; 4])>> = Vec::new();
+    let mut words: Vec<&str> = Vec::new();
+    for (d, dt) in per_doc.iter().enumerate() {
+        for (term, tf) in &dt.terms {
+            let id = *vocabulary.entry(term.as_str()).or_insert_with(|| {
+                words.push(term.as_str());
+                postings.push(Vec::new());
+                words.len() - 1
+            });
+            postings[id].push((d as u32, *tf));
+        }
+    }
+    let mut avg = [0f64; 4];
+    for dt in &per_doc {
+        for (a, l) in avg.iter_mut().zip(dt.lens) {
+            *a += f64::from(l);
+        }
+    }
+    for a in &mut avg {
+        *a /= n.max(1) as f64;
+    }
+    let weights = weight_array(config.weights);
+    let encoded: Vec<String> = postings
+        .par_iter()
+        .map(|list| encode_postings(list, &per_doc, &avg, &weights, n))
+        .collect();
+    stats.terms += words.len();
+    stats.postings += postings.iter().map(Vec::len).sum::<usize>();
+    let mut order: Vec<usize> = (0..words.len()).collect();
+    order.sort_unstable_by(|&a, &b| js_order(words[a], words[b]));
+
+    // Shards: runs of the sorted vocabulary; the client finds a term's shard by the first
+    // term of each.
+    let mut shards: Vec<serde_json::Value> = Vec::new();
+    let mut current: Vec<serde_json::Value> = Vec::new();
+    let mut first = String::new();
+    let mut size = 0;
+    for &t in &order {
+        if current.is_empty() {
+            first = words[t].to_string();
+        }
+        size += words[t].len() + encoded[t].len() + 6;
+        current.push(json!(words[t]));
+        current.push(json!(encoded[t]));
+        if size >= SHARD_BYTES {
+            let name = format!("t{}", shards.len());
+            let path = emit(&name, &json!(std::mem::take(&mut current)));
+            shards.push(json!([first, file_name(&path)]));
+            size = 0;
+        }
+    }
+    if !current.is_empty() || shards.is_empty() {
+        let name = format!("t{}", shards.len());
+        let path = emit(&name, &json!(current));
+        shards.push(json!([first, file_name(&path)]));
+    }
+
+    // Document chunks.
+    let per_chunk = n.div_ceil(MAX_CHUNKS).max(MIN_CHUNK_DOCS);
+    let mut chunks = Vec::new();
+    for (c, docs) in input.docs.chunks(per_chunk).enumerate() {
+        let records: Vec<serde_json::Value> = docs
+            .iter()
+            .map(|d| {
+                json!([
+                    d.path.trim_start_matches('/'),
+                    d.title,
+                    summary(&d.summary),
+                    d.info,
+                    d.thumb.as_deref().map_or("", |t| t.trim_start_matches('/')),
+                    u8::from(d.synthetic),
+                ])
+            })
+            .collect();
+        let path = emit(&format!("d{c}"), &json!(records));
+        chunks.push(json!(file_name(&path)));
+    }
+
+    // Facets: each document's values as one mixed-radix number per group of facets.
+    let (facet_meta, groups) = facet_codes(&input.facets, n);
+    let facets_file = if input.facets.is_empty() {
+        serde_json::Value::Null
+    } else {
+        let codes: Vec<&str> = groups.iter().map(|g| g.1.as_str()).collect();
+        json!(file_name(&emit("facets", &json!(codes))))
+    };
+
+    // Dates: days since 1800-01-01, plus one (0: no date), three characters each.
+    let epoch = NaiveDate::from_ymd_opt(1800, 1, 1).expect("valid date");
+    let mut dates = String::with_capacity(n * 3);
+    for d in &input.docs {
+        let days = d
+            .date
+            .map_or(0, |d| (d - epoch).num_days().clamp(-1, 262_142) + 1);
+        push_fixed(&mut dates, days as u64, 3);
+    }
+    let dates_file = file_name(&emit("dates", &json!(dates)));
+
+    let meta = json!({
+        "v": 1,
+        "lang": input.lang,
+        "n": n,
+        "perPage": config.results_per_page,
+        "chunk": per_chunk,
+        "docs": chunks,
+        "shards": shards,
+        "facets": facet_meta,
+        "groups": groups.iter().map(|g| g.0).collect::<Vec<_>>(),
+        "facetsFile": facets_file,
+        "datesFile": dates_file,
+    });
+    let meta_path = emit("meta", &meta);
+    LangFiles { meta_path, files }
+}
+
+fn weight_array(w: SearchWeights) -> [f64; 4] {
+    let mut out = [0.0; 4];
+    out[TITLE] = w.title;
+    out[IDENTIFIER] = w.identifier;
+    out[FIELDS] = w.fields;
+    out[TEXT] = w.text;
+    out
+}
+
+/// BM25F: field-weighted, length-normalised term frequency, then BM25 saturation and IDF.
+fn encode_postings(
+    list: &[(u32, [u16; 4])],
+    docs: &[DocTerms],
+    avg: &[f64; 4],
+    weights: &[f64; 4],
+    n: usize,
+) -> String {
+    let df = list.len() as f64;
+    let idf = (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln();
+    let mut out = String::with_capacity(list.len() * 2);
+    let mut last = 0u32;
+    for (i, (doc, tf)) in list.iter().enumerate() {
+        let mut weighted = 0.0;
+        for f in 0..4 {
+            if tf[f] == 0 || avg[f] == 0.0 {
+                continue;
+            }
+            let norm = 1.0 - BM25_B + BM25_B * f64::from(docs[*doc as usize].lens[f]) / avg[f];
+            weighted += weights[f] * f64::from(tf[f]) / norm;
+        }
+        let score = idf * weighted / (BM25_K1 + weighted);
+        let delta = if i == 0 { *doc } else { doc - last };
+        last = *doc;
+        push_varint(&mut out, u64::from(delta));
+        out.push(score_char(score));
+    }
+    out
+}
+
+/// Facet metadata for the client and, per group of facets, `(characters per document,
+/// codes of every document)`. Within a group each facet is a digit of radix `values + 1`
+/// (0: none) or, for list facets, `2^values` (one bit per value).
+fn facet_codes(facets: &[FacetTable], n: usize) -> (Vec<serde_json::Value>, Vec<(usize, String)>) {
+    // Keep each group's product of radices below 2^48 so the client's arithmetic is exact.
+    const LIMIT: u128 = 1 << 48;
+    let mut meta = Vec::new();
+    let mut groups: Vec<(Vec<usize>, u128)> = Vec::new();
+    for (i, f) in facets.iter().enumerate() {
+        let radix: u128 = if f.multi {
+            1u128 << f.values.len().min(47)
+        } else {
+            f.values.len() as u128 + 1
+        };
+        match groups.last_mut() {
+            Some((members, product)) if *product * radix < LIMIT => {
+                members.push(i);
+                *product *= radix;
+            }
+            _ => groups.push((vec![i], radix)),
+        }
+        meta.push(json!({
+            "name": f.name,
+            "label": f.label,
+            "multi": f.multi,
+            "group": groups.len() - 1,
+            "radix": radix as u64,
+            "values": f.values.iter().map(|v| json!([v.value, v.label, v.docs.len()])).collect::<Vec<_>>(),
+        }));
+    }
+    let mut out = Vec::new();
+    for (members, product) in groups {
+        let mut codes = vec![0u64; n];
+        // Least significant digit first, in facet order.
+        let mut place: u64 = 1;
+        for &i in &members {
+            let f = &facets[i];
+            for (v, entry) in f.values.iter().enumerate() {
+                let digit = if f.multi { 1u64 << v } else { v as u64 + 1 };
+                for &d in &entry.docs {
+                    if d < n {
+                        codes[d] += digit * place;
+                    }
+                }
+            }
+            place *= if f.multi {
+                1u64 << f.values.len().min(47)
+            } else {
+                f.values.len() as u64 + 1
+            };
+        }
+        let width = width_for(product as u64);
+        let mut text = String::with_capacity(n * width);
+        for c in codes {
+            push_fixed(&mut text, c, width);
+        }
+        out.push((width, text));
+    }
+    (meta, out)
+}
+
+/// The snippet source cut at a word boundary near `SUMMARY_CHARS` characters.
+fn summary(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() <= SUMMARY_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(SUMMARY_CHARS).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > SUMMARY_CHARS / 2 => &cut[..i],
+        _ => &cut,
+    };
+    format!("{}…", cut.trim_end_matches(|c: char| !c.is_alphanumeric()))
+}
+
+/// `search/en/t3.1a2b3c4d5e.js`, a script registering `data` under `name`.
+fn script_file(dir: &str, name: &str, data: &serde_json::Value) -> (String, Output) {
+    use sha2::Digest;
+    let body = format!(
+        "casebook.search.add({},{});\n",
+        serde_json::to_string(name).expect("a string serialises"),
+        serde_json::to_string(data).expect("JSON values serialise")
+    );
+    let hash = crate::images::hex(&sha2::Sha256::digest(body.as_bytes()));
+    let path = format!("{dir}{name}.{}.js", &hash[..10]);
+    (path.clone(), Output::bytes(path, body.into_bytes()))
+}
+
+fn file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SearchWeights;
+
+    fn config() -> SearchConfig {
+        SearchConfig {
+            enabled: true,
+            identifiers: Vec::new(),
+            weights: SearchWeights {
+                title: 4.0,
+                identifier: 8.0,
+                fields: 2.0,
+                text: 1.0,
+            },
+            results_per_page: 10,
+        }
+    }
+
+    fn doc(title: &str, text: &str) -> Doc {
+        Doc {
+            path: format!("/{}/", title.to_lowercase().replace(' ', "-")),
+            title: title.into(),
+            text: text.into(),
+            ..Doc::default()
+        }
+    }
+
+    fn input(docs: Vec<Doc>) -> LangInput {
+        LangInput {
+            lang: "en".into(),
+            docs,
+            facets: Vec::new(),
+        }
+    }
+
+    /// The data a file registers, parsed back from its JavaScript.
+    fn data(o: &Output) -> (String, serde_json::Value) {
+        let text = String::from_utf8(o.read().unwrap().into_owned()).unwrap();
+        let inner = text
+            .strip_prefix("casebook.search.add(")
+            .unwrap()
+            .strip_suffix(");\n")
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&format!("[{inner}]")).unwrap();
+        (v[0].as_str().unwrap().to_string(), v[1].clone())
+    }
+
+    fn postings_of(index: &SearchIndex, term: &str) -> Option<Vec<(u64, char)>> {
+        for o in &index.outputs {
+            let (name, v) = data(o);
+            if !name.starts_with('t') {
+                continue;
+            }
+            let list = v.as_array().unwrap();
+            for pair in list.chunks(2) {
+                if pair[0] == term {
+                    let s = pair[1].as_str().unwrap();
+                    // Deltas and scores alternate: a varint, then one score character.
+                    let mut out = Vec::new();
+                    let mut rest = s;
+                    let mut doc = 0;
+                    while !rest.is_empty() {
+                        let len = rest
+                            .bytes()
+                            .position(|b| {
+                                let v = encode::ALPHABET.iter().position(|&a| a == b).unwrap();
+                                v & 32 == 0
+                            })
+                            .unwrap()
+                            + 1;
+                        doc += encode::read_varints(&rest[..len])[0];
+                        let score = rest[len..].chars().next().unwrap();
+                        out.push((doc, score));
+                        rest = &rest[len + 1..];
+                    }
+                    return Some(out);
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn postings_and_title_boost() {
+        let index = build(
+            &config(),
+            &[input(vec![
+                doc("Starvation", "A report."),
+                doc("Other", "Starvation was recorded, with starvation again."),
+                doc("Third", "Nothing here."),
+            ])],
+        );
+        let p = postings_of(&index, "starvation").unwrap();
+        assert_eq!(p.iter().map(|x| x.0).collect::<Vec<_>>(), vec![0, 1]);
+        // A title match outranks two matches in the text.
+        let pos = |c: char| encode::ALPHABET.iter().position(|&a| a as char == c);
+        assert!(pos(p[0].1) > pos(p[1].1), "{p:?}");
+        assert!(postings_of(&index, "nothing").is_some());
+        assert!(postings_of(&index, "absent").is_none());
+    }
+
+    #[test]
+    fn identifiers_are_whole_and_split() {
+        let mut d = doc("Case", "");
+        d.identifiers = vec!["syn-0001".into(), "2761/215".into()];
+        let index = build(&config(), &[input(vec![d])]);
+        for t in ["syn-0001", "syn", "0001", "2761/215", "2761", "215"] {
+            assert!(postings_of(&index, t).is_some(), "{t}");
+        }
+    }
+
+    #[test]
+    fn shards_are_sorted_runs_and_files_are_hashed() {
+        let docs: Vec<Doc> = (0..3000)
+            .map(|i| {
+                doc(
+                    &format!("Case {i}"),
+                    &format!("word{i} common text n{}", i * 7),
+                )
+            })
+            .collect();
+        let index = build(&config(), &[input(docs)]);
+        let meta = index
+            .outputs
+            .iter()
+            .map(data)
+            .find(|(n, _)| n == "meta")
+            .unwrap()
+            .1;
+        let shards = meta["shards"].as_array().unwrap();
+        assert!(shards.len() > 3, "{}", shards.len());
+        let firsts: Vec<&str> = shards.iter().map(|s| s[0].as_str().unwrap()).collect();
+        let mut sorted = firsts.clone();
+        sorted.sort_by(|a, b| js_order(a, b));
+        assert_eq!(firsts, sorted);
+        // Every term of shard i sorts at or after its first term and before the next first.
+        for (i, s) in shards.iter().enumerate() {
+            let file = s[1].as_str().unwrap();
+            let o = index
+                .outputs
+                .iter()
+                .find(|o| o.path.ends_with(file))
+                .unwrap();
+            let (_, v) = data(o);
+            for pair in v.as_array().unwrap().chunks(2) {
+                let t = pair[0].as_str().unwrap();
+                assert!(js_order(t, firsts[i]).is_ge());
+                if let Some(next) = firsts.get(i + 1) {
+                    assert!(js_order(t, next).is_lt());
+                }
+            }
+            // Content-hashed name.
+            use sha2::Digest;
+            let hash = crate::images::hex(&sha2::Sha256::digest(o.read().unwrap()));
+            assert!(file.contains(&hash[..10]), "{file}");
+        }
+        // Chunks hold a bounded number of documents.
+        assert_eq!(meta["chunk"], 16);
+        assert_eq!(meta["docs"].as_array().unwrap().len(), 3000 / 16 + 1);
+    }
+
+    #[test]
+    fn deterministic() {
+        let docs: Vec<Doc> = (0..500)
+            .map(|i| {
+                doc(
+                    &format!("Case {i}"),
+                    &format!("alpha{} beta gamma{i}", i % 13),
+                )
+            })
+            .collect();
+        let a = build(&config(), &[input(docs.clone())]);
+        let b = build(&config(), &[input(docs)]);
+        let bytes = |i: &SearchIndex| {
+            i.outputs
+                .iter()
+                .map(|o| (o.path.clone(), o.read().unwrap().into_owned()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bytes(&a), bytes(&b));
+    }
+
+    #[test]
+    fn facet_codes_round_trip() {
+        let facets = vec![
+            FacetTable {
+                name: "branch".into(),
+                label: "Branch".into(),
+                multi: false,
+                values: vec![
+                    FacetEntry {
+                        value: "215".into(),
+                        label: "Branch 215".into(),
+                        docs: vec![0, 2],
+                    },
+                    FacetEntry {
+                        value: "227".into(),
+                        label: "Branch 227".into(),
+                        docs: vec![1],
+                    },
+                ],
+            },
+            FacetTable {
+                name: "indicator".into(),
+                label: "Indicator".into(),
+                multi: true,
+                values: (0..3)
+                    .map(|i| FacetEntry {
+                        value: format!("v{i}"),
+                        label: format!("V{i}"),
+                        docs: if i == 1 { vec![0, 1] } else { vec![0] },
+                    })
+                    .collect(),
+            },
+        ];
+        let (meta, groups) = facet_codes(&facets, 4);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(meta[1]["radix"], 8);
+        let (width, codes) = &groups[0];
+        assert_eq!(*width, 1);
+        let decoded: Vec<u64> = codes
+            .bytes()
+            .map(|b| encode::ALPHABET.iter().position(|&a| a == b).unwrap() as u64)
+            .collect();
+        // doc 0: branch 215 (1) + indicators {0,1,2} (7 << ... place 3)
+        assert_eq!(decoded, vec![1 + 3 * 7, 2 + 3 * 2, 1, 0]);
+    }
+
+    #[test]
+    fn summaries_are_cut_at_words() {
+        let long = "word ".repeat(100);
+        let s = summary(&long);
+        assert!(s.ends_with('…'));
+        assert!(s.chars().count() <= SUMMARY_CHARS + 1);
+        assert_eq!(summary("  short   text "), "short text");
+    }
+}

@@ -44,11 +44,7 @@ pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for chunk in normalized.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
         let chunk = chunk.trim_matches(|c: char| !c.is_alphanumeric());
-        if chunk.contains('/')
-            && chunk
-                .split('/')
-                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
-        {
+        if is_compound(chunk) {
             out.push(chunk.to_string());
         }
         for word in chunk.unicode_words() {
@@ -61,6 +57,40 @@ pub fn terms(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The terms a query must match, in order, without repeats: an identifier like `2761/215`
+/// as a whole only, and Arabic words without the article (the index holds that form for
+/// words written with and without it).
+pub fn query_terms(text: &str) -> Vec<String> {
+    let normalized = normalize(text);
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |t: &str| {
+        if !out.iter().any(|o| o == t) {
+            out.push(t.to_string());
+        }
+    };
+    for chunk in normalized.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
+        let chunk = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+        if is_compound(chunk) {
+            push(chunk);
+            continue;
+        }
+        for word in chunk.unicode_words() {
+            match word.strip_prefix("ال") {
+                Some(rest) if rest.chars().count() >= 2 => push(rest),
+                _ => push(word),
+            }
+        }
+    }
+    out
+}
+
+fn is_compound(chunk: &str) -> bool {
+    chunk.contains('/')
+        && chunk
+            .split('/')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
 #[cfg(test)]
@@ -86,6 +116,15 @@ mod tests {
                 .map(|t| t.as_str().unwrap())
                 .collect();
             assert_eq!(terms(v["input"].as_str().unwrap()), expected, "{v}");
+        }
+        for v in vectors["query"].as_array().unwrap() {
+            let expected: Vec<&str> = v["output"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            assert_eq!(query_terms(v["input"].as_str().unwrap()), expected, "{v}");
         }
     }
 }

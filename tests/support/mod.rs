@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod browser;
+
 use scraper::{Html, Selector};
 
 pub struct SiteTest {

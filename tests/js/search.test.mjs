@@ -1,0 +1,157 @@
+// The search client's logic under Node's test runner: `node --test tests/js/`.
+// The normalization vectors are the same file the Rust tests check. Engine tests need a
+// built index of tests/fixtures/search; `cargo test` builds it and sets
+// CASEBOOK_SEARCH_INDEX (run `cargo test search::javascript` to get them all).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const require = createRequire(import.meta.url);
+const root = new URL("../../", import.meta.url).pathname;
+const search = require(join(root, "themes/default/static/casebook-search.js"));
+const vectors = JSON.parse(readFileSync(join(root, "search-vectors.json"), "utf8"));
+
+test("normalization vectors", () => {
+  for (const v of vectors.normalize) assert.equal(search.normalize(v.input), v.output, v.input);
+});
+
+test("term vectors", () => {
+  for (const v of vectors.terms) assert.deepEqual(search.terms(v.input), v.output, v.input);
+});
+
+test("query vectors", () => {
+  for (const v of vectors.query) assert.deepEqual(search.queryTerms(v.input), v.output, v.input);
+});
+
+test("postings decode deltas and scores", () => {
+  // doc 0 at score level 40 (2^0 = 1), then doc 33 (delta 33: "h" + "B") at level 0.
+  const m = search.decodePostings("AohBA");
+  assert.deepEqual([...m.keys()], [0, 33]);
+  assert.equal(m.get(0), 1);
+  assert.equal(m.get(33), Math.pow(2, -8));
+});
+
+test("shard lookup finds the last shard starting at or before a term", () => {
+  const shards = [["", "t0"], ["g", "t1"], ["p", "t2"]];
+  assert.equal(search.shardIndex(shards, "apple"), 0);
+  assert.equal(search.shardIndex(shards, "g"), 1);
+  assert.equal(search.shardIndex(shards, "house"), 1);
+  assert.equal(search.shardIndex(shards, "zebra"), 2);
+});
+
+test("highlight marks whole words, prefixes and Arabic forms", () => {
+  const runs = search.highlight("Severe starvation; starved.", ["starvation"], false);
+  assert.deepEqual(runs.filter((r) => r[1]).map((r) => r[0]), ["starvation"]);
+  const typed = search.highlight("Severe starvation; starved.", ["starv"], true);
+  assert.deepEqual(typed.filter((r) => r[1]).map((r) => r[0]), ["starvation", "starved"]);
+  const ar = search.highlight("في المستشفى العسكري", ["مستشفي"], false);
+  assert.deepEqual(ar.filter((r) => r[1]).map((r) => r[0]), ["المستشفى"]);
+  // Only text runs: the caller turns them into text nodes.
+  for (const r of runs) assert.equal(typeof r[0], "string");
+});
+
+const dir = process.env.CASEBOOK_SEARCH_INDEX;
+const skip = dir ? false : "set CASEBOOK_SEARCH_INDEX to public/search/en of a built tests/fixtures/search (cargo test does)";
+
+// Loads index files the way <script> elements would, without evaluating them.
+function engine() {
+  const files = readdirSync(dir);
+  const read = (name) => {
+    const text = readFileSync(join(dir, name), "utf8");
+    const inner = text.slice("casebook.search.add(".length, -");\n".length);
+    return JSON.parse("[" + inner + "]")[1];
+  };
+  const loaded = [];
+  const meta = read(files.find((f) => f.startsWith("meta.")));
+  const e = new search.Engine(meta, (name) => {
+    loaded.push(name);
+    return Promise.resolve(read(name));
+  });
+  return { e, meta, loaded };
+}
+const titles = (r) => r.items.map((i) => i.title);
+const all = async (e, state) => {
+  const out = [];
+  for (let page = 1; ; page++) {
+    const r = await e.search({ ...state, page });
+    out.push(...titles(r));
+    if (page >= r.pages) return out;
+  }
+};
+
+test("one word finds every page that has it, titles first", { skip }, async () => {
+  const { e } = engine();
+  const r = await e.search({ q: "starvation" });
+  assert.equal(r.total, 3);
+  assert.deepEqual((await all(e, { q: "starvation" })).sort(), ["Case A", "Case C", "Case D"]);
+});
+
+test("words are ANDed", { skip }, async () => {
+  const { e } = engine();
+  assert.deepEqual(await all(e, { q: "starvation eye" }), ["Case D"]);
+});
+
+test("identifiers match exactly, compound ones too", { skip }, async () => {
+  const { e } = engine();
+  assert.deepEqual(await all(e, { q: "2761" }), ["Case A"]);
+  assert.deepEqual(await all(e, { q: "2761/215" }), ["Case A"]);
+  assert.deepEqual(await all(e, { q: "2761/227" }), []);
+  assert.deepEqual(await all(e, { q: "27610" }), ["Case B"]);
+  assert.deepEqual(await all(e, { q: "syn-c" }), ["Case C"]);
+  assert.deepEqual(await all(e, { q: "٢٧٦١" }), ["Case A"]);
+});
+
+test("the last word is a prefix while typing", { skip }, async () => {
+  const { e } = engine();
+  assert.deepEqual((await all(e, { q: "starv", typing: true })).sort(), ["Case A", "Case C", "Case D"]);
+  // Typing 2761 shows the exact number first, then longer numbers.
+  assert.deepEqual(await all(e, { q: "2761", typing: true }), ["Case A", "Case B"]);
+  // Submitted, an unknown word falls back to a prefix.
+  assert.equal((await e.search({ q: "emaciat" })).total, 2);
+});
+
+test("Arabic: article, taa marbuta and alef maqsura are normalized", { skip }, async () => {
+  const { e } = engine();
+  assert.deepEqual(await all(e, { q: "مستشفى" }), ["Case B"]);
+  assert.deepEqual(await all(e, { q: "المستشفي العسكري" }), ["Case B"]);
+});
+
+test("facet filters narrow results and counts follow", { skip }, async () => {
+  const { e, meta } = engine();
+  const branch = meta.facets.findIndex((f) => f.name === "branch");
+  const indicator = meta.facets.findIndex((f) => f.name === "indicator");
+  const r = await e.search({ q: "starvation" });
+  assert.deepEqual(r.counts[branch], [2, 1]);
+  const f = await e.search({ q: "starvation", filters: { branch: ["227"] } });
+  assert.equal(f.total, 1);
+  // Counts of the filtered facet stay those of the other filters (to switch value).
+  assert.deepEqual(f.counts[branch], [2, 1]);
+  assert.deepEqual(f.counts[indicator], [1, 0, 1]);
+  // No query: browse by facet; two values of one facet are ORed.
+  const b = await all(e, { q: "", filters: { indicator: ["beating", "eye-injury"] } });
+  assert.deepEqual(b.sort(), ["Case A", "Case B", "Case D"]);
+});
+
+test("sort by date, newest first, with paging", { skip }, async () => {
+  const { e } = engine();
+  const r = await e.search({ q: "", filters: { branch: ["215", "227"] }, sort: "date" });
+  assert.equal(r.pages, 3);
+  assert.deepEqual(await all(e, { q: "", filters: { branch: ["215", "227"] }, sort: "date" }), [
+    "Case D", "Case B", "<img src=x onerror=alert(1)>", "Case A", "Case C",
+  ]);
+});
+
+test("prose pages are searchable", { skip }, async () => {
+  const { e } = engine();
+  assert.deepEqual(await all(e, { q: "pathologist" }), ["Methodology"]);
+});
+
+test("a one-word query loads one shard, the facets and one chunk", { skip }, async () => {
+  const { e, loaded } = engine();
+  await e.search({ q: "bruising" });
+  assert.equal(loaded.filter((n) => n.startsWith("t")).length, 1);
+  assert.ok(loaded.some((n) => n.startsWith("facets.")));
+  assert.ok(!loaded.some((n) => n.startsWith("dates.")), "dates load only to sort by date");
+});

@@ -1,0 +1,405 @@
+//! Static search: the index files, the search page, the configuration, the JavaScript
+//! client's logic (Node) and the whole thing in headless Chromium.
+
+use std::process::Command;
+
+use crate::support::browser::{Browser, serve};
+use crate::support::{SiteTest, attrs, copy_tree, repo_root, texts, tree};
+
+fn index_files(site: &SiteTest) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(site.public().join("search/en"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_search_page_loads_a_hashed_index_and_every_page_has_a_search_box() {
+    let site = SiteTest::fixture("search");
+    site.build().success();
+    let page = site.html("search/index.html");
+    let src = attrs(&page, "script#search-index", "src");
+    assert_eq!(src.len(), 1);
+    // Relative to the page, and naming a file that exists.
+    assert!(src[0].starts_with("en/meta."), "{src:?}");
+    assert!(site.exists(&format!("search/{}", src[0])));
+    assert_eq!(
+        attrs(&page, "script[src$='casebook-search.js']", "src"),
+        ["../casebook-search.js"]
+    );
+    for name in index_files(&site) {
+        let (stem, rest) = name.split_once('.').unwrap();
+        assert!(
+            ["meta", "facets", "dates"].contains(&stem)
+                || stem.starts_with('t')
+                || stem.starts_with('d'),
+            "{name}"
+        );
+        // `<kind>.<10 hex>.js`, the hash being of the bytes.
+        use sha2::Digest;
+        let bytes = std::fs::read(site.public().join("search/en").join(&name)).unwrap();
+        let hash: String = sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(rest, format!("{}.js", &hash[..10]));
+        assert!(bytes.starts_with(b"casebook.search.add("), "{name}");
+    }
+    let case = site.html("cases/syn-a/index.html");
+    assert_eq!(
+        attrs(&case, "form.header-search", "action"),
+        ["../../search/"]
+    );
+    assert_eq!(attrs(&case, "form.header-search input", "name"), ["q"]);
+}
+
+#[test]
+fn without_javascript_the_search_page_explains_and_links_to_the_facets() {
+    let site = SiteTest::fixture("search");
+    site.build().success();
+    let page = site.html("search/index.html");
+    let fallback = texts(&page, ".search-fallback p");
+    assert!(fallback[0].contains("needs JavaScript"), "{fallback:?}");
+    let links = attrs(&page, ".search-fallback a", "href");
+    for facet in [
+        "../cases/branch/",
+        "../cases/year/",
+        "../cases/indicator/",
+        "../cases/",
+    ] {
+        assert!(links.iter().any(|l| l == facet), "{facet} in {links:?}");
+    }
+    // A labelled field and a live region for results.
+    assert_eq!(texts(&page, "label[for=search-q]"), ["Search the archive"]);
+    assert_eq!(attrs(&page, "#search-status", "aria-live"), ["polite"]);
+}
+
+#[test]
+fn the_index_is_deterministic() {
+    let a = SiteTest::fixture("search");
+    a.build().success();
+    let b = SiteTest::fixture("search");
+    b.build().success();
+    let search = |s: &SiteTest| tree(&s.public().join("search"));
+    assert_eq!(search(&a), search(&b));
+    // Rebuilding in place changes nothing either.
+    let before = search(&a);
+    a.build().success();
+    assert_eq!(before, search(&a));
+}
+
+#[test]
+fn markup_in_a_title_is_stored_as_a_string() {
+    let site = SiteTest::fixture("search");
+    site.build().success();
+    let dir = site.public().join("search/en");
+    let chunk = index_files(&site)
+        .into_iter()
+        .find(|n| n.starts_with("d0."))
+        .unwrap();
+    let text = std::fs::read_to_string(dir.join(chunk)).unwrap();
+    assert!(text.contains(r#""<img src=x onerror=alert(1)>""#), "{text}");
+}
+
+#[test]
+fn search_can_be_turned_off() {
+    let site = SiteTest::fixture("search").edit(
+        "casebook.toml",
+        "[search]\n",
+        "[search]\nenabled = false\n",
+    );
+    site.build().success();
+    assert!(!site.exists("search"));
+    assert!(
+        attrs(
+            &site.html("cases/syn-a/index.html"),
+            "form.header-search",
+            "action"
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn unknown_identifier_fields_are_located_errors() {
+    let site = SiteTest::fixture("search").edit(
+        "casebook.toml",
+        r#""detainee_number/branch"]"#,
+        r#""detainee_number/brnch"]"#,
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("casebook.toml:7:")
+        .stderr_has("search.identifiers")
+        .stderr_has("`brnch` is not a case field")
+        .stderr_has("did you mean `branch`?");
+}
+
+#[test]
+fn field_weights_are_checked() {
+    let site = SiteTest::fixture("search").edit(
+        "casebook.toml",
+        "results_per_page = 2\n",
+        "results_per_page = 2\nweights = { title = -1 }\n",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("search.weights.title")
+        .stderr_has("out of range");
+}
+
+#[test]
+fn the_published_client_is_small_and_never_evaluates_data() {
+    let site = SiteTest::fixture("search");
+    site.build().success();
+    let client = site.file("casebook-search.js");
+    assert!(
+        client.len() < 15 * 1024,
+        "client is {} bytes minified",
+        client.len()
+    );
+    let source =
+        std::fs::read_to_string(repo_root().join("themes/default/static/casebook-search.js"))
+            .unwrap();
+    for banned in [
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "eval(",
+        "new Function",
+        "document.write",
+    ] {
+        assert!(!source.contains(banned), "the client uses {banned}");
+    }
+}
+
+/// The client's logic under `node --test`, against an index of the search fixture.
+#[test]
+fn javascript_unit_tests() {
+    if Command::new("node").arg("--version").output().is_err() {
+        let message =
+            "javascript_unit_tests: skipped, Node.js not found (install nodejs to run tests/js)";
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{message}; it must run under CI"
+        );
+        eprintln!("{message}");
+        return;
+    }
+    let site = SiteTest::fixture("search");
+    site.build().success();
+    let out = Command::new("node")
+        .arg("--test")
+        .arg(repo_root().join("tests/js/"))
+        .env("CASEBOOK_SEARCH_INDEX", site.public().join("search/en"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "node --test failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("# skipped 0"), "{stdout}");
+}
+
+/// The bundled site plus one case whose title is an XSS attempt.
+fn bundled_with_hostile_case() -> SiteTest {
+    let site = SiteTest::empty();
+    for part in ["casebook.toml", "content", "themes"] {
+        let from = repo_root().join(part);
+        if from.is_dir() {
+            copy_tree(&from, &site.root().join(part));
+        } else {
+            std::fs::copy(&from, site.root().join(part)).unwrap();
+        }
+    }
+    let cache = repo_root().join(".casebook-cache");
+    if cache.is_dir() {
+        copy_tree(&cache, &site.root().join(".casebook-cache"));
+    }
+    site.write(
+        "content/cases/syn-9999/index.md",
+        r#"+++
+title = "<img src=x onerror=alert(1)>"
+case_id = "syn-9999"
+detainee_number = 97531
+branch = "251"
+photographed = 2013-01-01
+sex = "male"
+age_range = "unknown"
+indicators = ["beating"]
+status = "unidentified"
+synthetic = true
++++
+A synthetic record whose title tries to inject markup.
+"#,
+    )
+}
+
+fn screenshot_dir() -> std::path::PathBuf {
+    repo_root().join("target/test-screenshots")
+}
+
+/// Types a query and waits for its results; returns the status line.
+fn search_for(b: &mut Browser, query: &str) -> String {
+    b.eval("document.getElementById('search-q').focus(); document.getElementById('search-q').value = ''");
+    b.type_text(query);
+    let q = serde_json::to_string(&query.to_string()).unwrap();
+    b.wait_for(&format!(
+        "document.getElementById('search-status').textContent.includes({q}) && !document.getElementById('search-results').hasAttribute('aria-busy') && document.getElementById('search-status').textContent"
+    ))
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
+fn result_titles(b: &mut Browser) -> Vec<String> {
+    serde_json::from_value(b.eval(
+        "Array.from(document.querySelectorAll('#search-results h2 a')).map(a => a.textContent)",
+    ))
+    .unwrap()
+}
+
+fn count_of(b: &mut Browser, facet: &str, value: &str) -> usize {
+    let v = b.eval(&format!(
+        "document.querySelector('input[name={facet}][value=\"{value}\"]').labels[0].querySelector('.count').textContent"
+    ));
+    v.as_str()
+        .unwrap()
+        .trim_matches(['(', ')'])
+        .parse()
+        .unwrap()
+}
+
+fn total(status: &str) -> usize {
+    status
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn browser_search_over_http() {
+    let Some(mut b) = Browser::launch("browser_search_over_http") else {
+        return;
+    };
+    let site = bundled_with_hostile_case();
+    site.build().success();
+    let base = serve(&site.public());
+    b.goto(&format!("{base}search/"));
+    b.wait_for("document.querySelector('.search-fallback').hidden");
+    b.eval("window.alerted = false; window.alert = () => { window.alerted = true; }");
+
+    // A word of the narratives and of the indicator field.
+    let status = search_for(&mut b, "starvation");
+    let found = total(&status);
+    // Every page whose text has the word: cases and prose pages of the English edition.
+    let starving = walkdir::WalkDir::new(site.root().join("content"))
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            name.ends_with(".md") && name.matches('.').count() == 1
+        })
+        .filter(|e| {
+            let text = std::fs::read_to_string(e.path()).unwrap().to_lowercase();
+            text.split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == "starvation")
+        })
+        .count();
+    assert!(starving > 0);
+    assert_eq!(found, starving, "{status}");
+    let titles = result_titles(&mut b);
+    assert_eq!(titles.len(), found.min(10));
+    assert!(
+        titles.iter().any(|t| t.contains("(synthetic)")),
+        "{titles:?}"
+    );
+    assert!(
+        b.eval("location.search")
+            .as_str()
+            .unwrap()
+            .contains("q=starvation")
+    );
+    // Highlighted words in the snippets.
+    assert!(
+        b.eval("document.querySelectorAll('#search-results mark').length")
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+
+    // A facet narrows the results to its count, and the other facets' counts change.
+    let branch_215 = count_of(&mut b, "branch", "215");
+    let male_before = count_of(&mut b, "sex", "male");
+    b.eval("document.querySelector('input[name=branch][value=\"215\"]').click()");
+    let status = b
+        .wait_for(&format!(
+            "(s => s.startsWith('{branch_215} ') && s)(document.getElementById('search-status').textContent)"
+        ))
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(total(&status), branch_215);
+    assert!(count_of(&mut b, "sex", "male") <= male_before);
+    assert!(
+        b.eval("location.search")
+            .as_str()
+            .unwrap()
+            .contains("branch=215")
+    );
+    b.screenshot(&screenshot_dir().join("search-results.png"));
+
+    // Open a result, then come back: the state is in the URL.
+    let first = result_titles(&mut b)[0].clone();
+    b.eval("document.querySelector('#search-results h2 a').click()");
+    b.wait_for("location.pathname.includes('/cases/syn-') && document.readyState === 'complete'");
+    let h1 = b.eval("document.querySelector('h1').textContent");
+    assert!(
+        h1.as_str().unwrap().trim().starts_with(&first),
+        "{h1} / {first}"
+    );
+    b.eval("history.back()");
+    b.wait_for("location.pathname.endsWith('/search/') && document.getElementById('search-results').children.length > 0");
+    assert!(b.eval("document.getElementById('search-q').value === 'starvation' && document.querySelector('input[name=branch][value=\"215\"]').checked") == true);
+
+    // Exact detainee number and the hostile title, shown as text.
+    b.eval("document.querySelector('.search-clear').click()");
+    // While typing, longer numbers beginning with it follow; submitted, only the exact one.
+    search_for(&mut b, "97531");
+    assert_eq!(result_titles(&mut b)[0], "<img src=x onerror=alert(1)>");
+    b.eval("document.getElementById('search-form').requestSubmit()");
+    b.wait_for("document.getElementById('search-status').textContent.startsWith('1 result')");
+    assert_eq!(result_titles(&mut b), ["<img src=x onerror=alert(1)>"]);
+    assert_eq!(b.eval("document.querySelectorAll('#search-results img[src=x], #search-results img:not(.thumb)').length"), 0);
+    assert_eq!(b.eval("window.alerted"), false);
+}
+
+#[test]
+fn browser_search_from_disk_on_a_portable_build() {
+    let Some(mut b) = Browser::launch("browser_search_from_disk_on_a_portable_build") else {
+        return;
+    };
+    let site = bundled_with_hostile_case();
+    site.run(&["build", "--portable"]).success();
+    let url = format!("file://{}", site.public().join("index.html").display());
+    b.goto(&url);
+    // The header box submits to the search page on disk.
+    b.eval("document.getElementById('header-q').value = 'beating'; document.querySelector('form.header-search').requestSubmit()");
+    b.wait_for("location.pathname.endsWith('/search/index.html') && document.getElementById('search-results').children.length > 0");
+    let titles = result_titles(&mut b);
+    assert!(!titles.is_empty());
+    let href = b.eval("document.querySelector('#search-results h2 a').getAttribute('href')");
+    assert!(href.as_str().unwrap().ends_with("/index.html"), "{href}");
+    b.eval("document.querySelector('#search-results h2 a').click()");
+    b.wait_for("location.pathname.includes('/cases/syn-') && location.pathname.endsWith('/index.html') && document.readyState === 'complete'");
+    let h1 = b.eval("document.querySelector('h1').textContent");
+    assert!(h1.as_str().unwrap().trim().starts_with(&titles[0]), "{h1}");
+    b.screenshot(&screenshot_dir().join("search-portable-result.png"));
+}

@@ -1,0 +1,455 @@
+/* casebook search client. Loads only the index files a query needs, as <script> elements
+   (so it works from file:// too); builds results from DOM text nodes, never parsing data as HTML.
+   Index format: src/search/mod.rs. Normalization must match src/search/normalize.rs; both
+   are checked against search-vectors.json. */
+(function (root) {
+  "use strict";
+  var cb = root.casebook = root.casebook || {};
+  var store = {};
+  var api = cb.search = cb.search || {};
+  api.add = function (name, data) {
+    store[name] = data;
+    if (name === "meta" && typeof document !== "undefined") setTimeout(start);
+  };
+
+  var ABC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  var VAL = {};
+  for (var i = 0; i < 64; i++) VAL[ABC.charAt(i)] = i;
+
+  // ---- text: the same rules as the Rust index builder
+  var MARK = /\p{M}/u, ARABIC_MARK = /[\u0640\u064B-\u065F\u0670\u06D6-\u06ED]/;
+  var ALEF = { "\u0623": 1, "\u0625": 1, "\u0622": 1, "\u0671": 1 };
+  var SPACE = /[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000,;]+/;
+  var EDGE = /^[^\p{Alphabetic}\p{N}]+|[^\p{Alphabetic}\p{N}]+$/gu;
+  var COMPOUND = /^[A-Za-z0-9]+(?:\/[A-Za-z0-9]+)+$/;
+  var ARTICLE = "\u0627\u0644";
+
+  function normalize(s) {
+    var out = "";
+    for (var c of s.normalize("NFD")) {
+      if (MARK.test(c) || ARABIC_MARK.test(c)) continue;
+      var k = c.charCodeAt(0);
+      if (ALEF[c]) c = "\u0627";
+      else if (c === "\u0649") c = "\u064A";
+      else if (c === "\u0629") c = "\u0647";
+      else if (k >= 0x660 && k <= 0x669) c = String(k - 0x660);
+      else if (k >= 0x6f0 && k <= 0x6f9) c = String(k - 0x6f0);
+      out += c.toLowerCase();
+    }
+    return out.normalize("NFC");
+  }
+
+  var seg = typeof Intl === "object" && Intl.Segmenter ? new Intl.Segmenter("und", { granularity: "word" }) : null;
+  function words(s) {
+    if (!seg) return s.split(/[^\p{Alphabetic}\p{N}]+/u).filter(Boolean);
+    var out = [];
+    for (var x of seg.segment(s)) if (x.isWordLike) out.push(x.segment);
+    return out;
+  }
+  function chunks(s) {
+    return normalize(s).split(SPACE).map(function (c) { return c.replace(EDGE, ""); });
+  }
+  function stripArticle(w) {
+    return w.indexOf(ARTICLE) === 0 && Array.from(w).length >= 4 ? w.slice(2) : null;
+  }
+  // Index terms of a text (the Rust `terms`).
+  function terms(s) {
+    var out = [];
+    chunks(s).forEach(function (c) {
+      if (COMPOUND.test(c)) out.push(c);
+      words(c).forEach(function (w) {
+        out.push(w);
+        var bare = stripArticle(w);
+        if (bare) out.push(bare);
+      });
+    });
+    return out;
+  }
+  // Terms a query must match (the Rust `query_terms`).
+  function queryTerms(s) {
+    var out = [];
+    function push(t) { if (out.indexOf(t) < 0) out.push(t); }
+    chunks(s).forEach(function (c) {
+      if (COMPOUND.test(c)) return push(c);
+      words(c).forEach(function (w) { push(stripArticle(w) || w); });
+    });
+    return out;
+  }
+
+  // ---- index data
+  function decodePostings(s) {
+    var map = new Map(), doc = 0, i = 0;
+    while (i < s.length) {
+      var n = 0, mul = 1, v;
+      do { v = VAL[s.charAt(i++)]; n += (v & 31) * mul; mul *= 32; } while (v & 32);
+      doc += n;
+      map.set(doc, Math.pow(2, VAL[s.charAt(i++)] / 5 - 8));
+    }
+    return map;
+  }
+  function fixed(s, at, width) {
+    var n = 0;
+    for (var i = 0; i < width; i++) n = n * 64 + VAL[s.charAt(at + i)];
+    return n;
+  }
+  // The shard whose first term is the greatest at or before `t` (JS string order, as built).
+  function shardIndex(shards, t) {
+    var lo = 0, hi = shards.length - 1;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (shards[mid][0] <= t) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  // The search logic, free of the DOM: `load(fileName)` resolves to a file's data.
+  function Engine(meta, load) {
+    this.m = meta;
+    this.load = load;
+    this.files = {};
+    this.terms = {};
+  }
+  Engine.prototype.file = function (name) {
+    return this.files[name] || (this.files[name] = this.load(name));
+  };
+  Engine.prototype.shards = function (t, prefix) {
+    var s = this.m.shards, a = shardIndex(s, t), b = prefix ? shardIndex(s, t + "\uffff") : a;
+    var out = [];
+    for (var i = a; i <= b; i++) out.push(s[i][1]);
+    return out;
+  };
+  Engine.prototype.shardTerms = function (name) {
+    var self = this;
+    return this.file(name).then(function (list) {
+      if (!self.terms[name]) {
+        var m = new Map();
+        for (var i = 0; i < list.length; i += 2) m.set(list[i], list[i + 1]);
+        self.terms[name] = m;
+      }
+      return self.terms[name];
+    });
+  };
+  // Document -> score for one query term; a prefix unites every term it begins.
+  Engine.prototype.match = function (t, prefix) {
+    var self = this;
+    return Promise.all(this.shards(t, prefix).map(function (n) { return self.shardTerms(n); })).then(function (maps) {
+      var out = new Map();
+      maps.forEach(function (m) {
+        if (!prefix) { if (m.has(t)) out = decodePostings(m.get(t)); return; }
+        m.forEach(function (p, term) {
+          if (term.indexOf(t) !== 0) return;
+          // The exact word ranks above longer words it begins (2761 before 27610).
+          var k = term === t ? 1 : 0.5;
+          decodePostings(p).forEach(function (s, d) { if (!(out.get(d) >= s * k)) out.set(d, s * k); });
+        });
+      });
+      return out;
+    });
+  };
+  Engine.prototype.codes = function () {
+    var m = this.m;
+    if (!m.facetsFile) return Promise.resolve([]);
+    if (!this.decoded) {
+      this.decoded = this.file(m.facetsFile).then(function (groups) {
+        return groups.map(function (s, g) {
+          var w = m.groups[g], out = new Float64Array(m.n);
+          for (var d = 0; d < m.n; d++) out[d] = fixed(s, d * w, w);
+          return out;
+        });
+      });
+    }
+    return this.decoded;
+  };
+  // The value digit (single) or bit set (multi) of facet `f` for every document.
+  Engine.prototype.facetDigits = function (codes) {
+    var places = [];
+    return this.m.facets.map(function (f) {
+      var place = places[f.group] || 1, code = codes[f.group], out = new Float64Array(code.length);
+      for (var d = 0; d < code.length; d++) out[d] = Math.floor(code[d] / place) % f.radix;
+      places[f.group] = place * f.radix;
+      return out;
+    });
+  };
+  // state: {q, filters: {facet: [values]}, sort: "" | "date", page, typing}
+  Engine.prototype.search = function (state) {
+    var self = this, m = this.m, qt = queryTerms(state.q || "");
+    var prefixLast = state.typing && qt.length && !/[\s,;]$/.test(state.q) && Array.from(qt[qt.length - 1]).length >= 2;
+    var active = m.facets.map(function (f) {
+      var want = (state.filters || {})[f.name] || [];
+      return f.values.map(function (v) { return want.indexOf(v[0]) >= 0; });
+    });
+    var filtering = active.some(function (a) { return a.indexOf(true) >= 0; });
+    if (!qt.length && !filtering) return Promise.resolve({ empty: true, terms: [] });
+    var loads = [Promise.all(qt.map(function (t, i) { return self.match(t, prefixLast && i === qt.length - 1); })), this.codes()];
+    if (state.sort === "date") loads.push(this.file(m.datesFile));
+    return Promise.all(loads).then(function (r) {
+      var loaded = performance.now(), maps = r[0], dates = r[2], base = [], scores = new Map();
+      if (qt.length) {
+        maps.sort(function (a, b) { return a.size - b.size; });
+        maps[0].forEach(function (s, d) {
+          for (var i = 1; i < maps.length; i++) { var o = maps[i].get(d); if (o === undefined) return; s += o; }
+          base.push(d);
+          scores.set(d, s);
+        });
+      } else for (var d = 0; d < m.n; d++) base.push(d);
+      var digits = r[1].length ? self.facetDigits(r[1]) : [];
+      function has(fi, d, v) {
+        var x = digits[fi][d];
+        return m.facets[fi].multi ? Math.floor(x / Math.pow(2, v)) % 2 === 1 : x === v + 1;
+      }
+      function passes(d, except) {
+        for (var fi = 0; fi < active.length; fi++) {
+          if (fi === except || active[fi].indexOf(true) < 0) continue;
+          var ok = false;
+          for (var v = 0; v < active[fi].length && !ok; v++) ok = active[fi][v] && has(fi, d, v);
+          if (!ok) return false;
+        }
+        return true;
+      }
+      var counts = m.facets.map(function (f, fi) {
+        var c = f.values.map(function () { return 0; });
+        base.forEach(function (d) {
+          if (!passes(d, fi)) return;
+          for (var v = 0; v < c.length; v++) if (has(fi, d, v)) c[v]++;
+        });
+        return c;
+      });
+      var hits = base.filter(function (d) { return passes(d, -1); });
+      var rel = function (a, b) { return (scores.get(b) || 0) - (scores.get(a) || 0) || a - b; };
+      hits.sort(dates ? function (a, b) { return fixed(dates, b * 3, 3) - fixed(dates, a * 3, 3) || rel(a, b); } : rel);
+      var per = m.perPage, pages = Math.max(1, Math.ceil(hits.length / per));
+      var page = Math.min(Math.max(1, state.page || 1), pages), shown = hits.slice((page - 1) * per, page * per);
+      var need = [];
+      shown.forEach(function (d) { var c = m.docs[Math.floor(d / m.chunk)]; if (need.indexOf(c) < 0) need.push(c); });
+      return Promise.all(need.map(function (c) { return self.file(c); })).then(function (chunks) {
+        var items = shown.map(function (d) {
+          var rec = chunks[need.indexOf(m.docs[Math.floor(d / m.chunk)])][d % m.chunk];
+          return { doc: d, path: rec[0], title: rec[1], summary: rec[2], info: rec[3], thumb: rec[4], synthetic: rec[5] === 1 };
+        });
+        return { terms: qt, prefix: prefixLast, total: hits.length, page: page, pages: pages, items: items, counts: counts, loaded: loaded };
+      });
+    }).then(function (r) {
+      // Nothing for the exact word: try it as the beginning of a word.
+      if (r.total || prefixLast || state.typing || !qt.length || Array.from(qt[qt.length - 1]).length < 3) return r;
+      return self.search(Object.assign({}, state, { typing: true, q: state.q.trim() }));
+    });
+  };
+
+  // Splits `text` into [string, highlighted] runs for the query terms.
+  function highlight(text, qt, prefix) {
+    var want = [];
+    qt.forEach(function (t) { want.push(t); if (COMPOUND.test(t)) want = want.concat(t.split("/")); });
+    function hit(w) {
+      var n = normalize(w), bare = stripArticle(n);
+      return want.some(function (t, i) {
+        var p = prefix && i === qt.length - 1;
+        return n === t || bare === t || (p && (n.indexOf(t) === 0 || (bare || "").indexOf(t) === 0));
+      });
+    }
+    var out = [];
+    if (!seg) return [[text, false]];
+    for (var x of seg.segment(text)) {
+      var on = !!x.isWordLike && hit(x.segment), last = out[out.length - 1];
+      if (last && last[1] === on) last[0] += x.segment; else out.push([x.segment, on]);
+    }
+    return out;
+  }
+
+  api.normalize = normalize;
+  api.terms = terms;
+  api.queryTerms = queryTerms;
+  api.decodePostings = decodePostings;
+  api.shardIndex = shardIndex;
+  api.highlight = highlight;
+  api.Engine = Engine;
+  if (typeof module === "object" && module.exports) module.exports = api;
+  if (typeof document === "undefined") return;
+
+  // ---- the page
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  // Appends `text` to `node` with the query's words in <mark>, as text nodes only.
+  function marked(node, text, r) {
+    highlight(text, r.terms, r.prefix).forEach(function (run) {
+      node.appendChild(run[1] ? el("mark", null, run[0]) : document.createTextNode(run[0]));
+    });
+    return node;
+  }
+  function fill(template, n, q) { return template.replace("{n}", n).replace("{q}", q); }
+
+  var started = false;
+  function start() {
+    var page = document.getElementById("search"), script = document.getElementById("search-index");
+    if (started || !page || !script || !store.meta || document.readyState === "loading") return;
+    started = true;
+    var meta = store.meta, t = page.dataset, rootPath = (t.root || "").replace(/index\.html$/, ""), portable = t.portable === "true";
+    var form = document.getElementById("search-form"), input = document.getElementById("search-q");
+    var sort = document.getElementById("search-sort"), status = document.getElementById("search-status");
+    var list = document.getElementById("search-results"), nav = document.getElementById("search-pages");
+    var facetBox = document.getElementById("search-facets");
+    var engine = new Engine(meta, function (name) {
+      return new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = new URL(name, script.src).href;
+        s.onload = function () { resolve(store[name.split(".")[0]]); };
+        s.onerror = function () { reject(new Error(name)); };
+        document.head.appendChild(s);
+      });
+    });
+    page.querySelector(".search-fallback").hidden = true;
+    form.querySelector(".search-sort").hidden = false;
+    list.tabIndex = -1;
+
+    var boxes = meta.facets.map(function (f, fi) {
+      var set = el("fieldset", "search-facet"), legend = el("legend", null, f.label);
+      set.appendChild(legend);
+      var items = f.values.map(function (v, vi) {
+        var row = el("div", "search-facet-value"), box = el("input"), label = el("label"), count = el("span", "count");
+        box.type = "checkbox";
+        box.id = "f-" + fi + "-" + vi;
+        box.name = f.name;
+        box.value = v[0];
+        label.htmlFor = box.id;
+        label.appendChild(el("bdi", null, v[1]));
+        label.appendChild(document.createTextNode(" "));
+        label.appendChild(count);
+        row.appendChild(box);
+        row.appendChild(label);
+        set.appendChild(row);
+        box.addEventListener("change", function () { current.page = 1; go(true); });
+        return { box: box, count: count, row: row };
+      });
+      facetBox.appendChild(set);
+      return items;
+    });
+    var clear = el("button", "search-clear", t.tClear);
+    clear.type = "button";
+    clear.addEventListener("click", function () {
+      boxes.forEach(function (b) { b.forEach(function (x) { x.box.checked = false; }); });
+      current.page = 1;
+      go(true);
+    });
+    if (meta.facets.length) { facetBox.appendChild(clear); facetBox.hidden = false; }
+
+    var current = { page: 1 }, ticket = 0, timer = 0;
+    function readControls() {
+      var filters = {};
+      meta.facets.forEach(function (f, fi) {
+        filters[f.name] = boxes[fi].filter(function (x) { return x.box.checked; }).map(function (x) { return x.box.value; });
+      });
+      return { q: input.value, sort: sort.value, filters: filters, page: current.page };
+    }
+    function fromUrl() {
+      var p = new URLSearchParams(location.search);
+      input.value = p.get("q") || "";
+      sort.value = p.get("sort") === "date" ? "date" : "";
+      current.page = parseInt(p.get("page"), 10) || 1;
+      meta.facets.forEach(function (f, fi) {
+        var want = p.getAll(f.name);
+        boxes[fi].forEach(function (x) { x.box.checked = want.indexOf(x.box.value) >= 0; });
+      });
+    }
+    function toUrl(s) {
+      var p = new URLSearchParams();
+      if (s.q.trim()) p.set("q", s.q.trim());
+      meta.facets.forEach(function (f) { (s.filters[f.name] || []).forEach(function (v) { p.append(f.name, v); }); });
+      if (s.sort) p.set("sort", s.sort);
+      if (s.page > 1) p.set("page", s.page);
+      var q = p.toString();
+      return location.pathname + (q ? "?" + q : "");
+    }
+    function href(path) {
+      return rootPath + path + (portable && (path === "" || path.slice(-1) === "/") ? "index.html" : "");
+    }
+    function go(push, typing) {
+      var s = readControls();
+      if (push !== null) history[push ? "pushState" : "replaceState"](null, "", toUrl(s));
+      s.typing = typing;
+      var mine = ++ticket, began = performance.now();
+      list.setAttribute("aria-busy", "true");
+      engine.search(s).then(function (r) {
+        if (mine !== ticket) return;
+        render(s, r);
+        api.last = { began: began, loaded: r.loaded, rendered: performance.now(), total: r.total };
+      }, function () {
+        if (mine === ticket) status.textContent = t.tFailed;
+      });
+    }
+    function render(s, r) {
+      list.removeAttribute("aria-busy");
+      list.textContent = "";
+      nav.textContent = "";
+      nav.hidden = true;
+      if (r.empty) {
+        status.textContent = t.tPrompt;
+        boxes.forEach(function (b) { b.forEach(function (x) { x.count.textContent = ""; }); });
+        return;
+      }
+      var q = s.q.trim();
+      if (!q) {
+        q = [];
+        boxes.forEach(function (b, fi) { b.forEach(function (x, vi) { if (x.box.checked) q.push(meta.facets[fi].values[vi][1]); }); });
+        q = q.join(", ");
+      }
+      status.textContent = fill(r.total === 0 ? t.tNone : r.total === 1 ? t.tResult : t.tResults, r.total.toLocaleString(meta.lang), q);
+      r.counts.forEach(function (c, fi) {
+        c.forEach(function (n, vi) {
+          var x = boxes[fi][vi];
+          x.count.textContent = "(" + n.toLocaleString(meta.lang) + ")";
+          x.row.classList.toggle("empty", n === 0 && !x.box.checked);
+        });
+      });
+      r.items.forEach(function (item) {
+        var li = el("li", "search-result"), h = el("h2"), a = el("a");
+        marked(a, item.title, r);
+        a.href = href(item.path);
+        if (item.thumb) {
+          var img = el("img", "thumb thumb-graphic");
+          img.src = href(item.thumb);
+          img.alt = "";
+          img.width = 48;
+          li.appendChild(img);
+        }
+        h.appendChild(a);
+        if (item.synthetic) { h.appendChild(document.createTextNode(" ")); h.appendChild(el("span", "badge badge-synthetic", t.tSynthetic)); }
+        li.appendChild(h);
+        if (item.info) li.appendChild(marked(el("p", "meta"), item.info, r));
+        li.appendChild(marked(el("p", "snippet"), item.summary, r));
+        list.appendChild(li);
+      });
+      if (r.pages > 1) {
+        nav.hidden = false;
+        var ul = el("ul");
+        function button(label, n, currentPage) {
+          var li = el("li"), b = el("button", null, label);
+          b.type = "button";
+          if (currentPage) b.setAttribute("aria-current", "page");
+          b.addEventListener("click", function () { current.page = n; go(true); list.focus(); });
+          li.appendChild(b);
+          ul.appendChild(li);
+        }
+        if (r.page > 1) button(t.tPrevious, r.page - 1);
+        ul.appendChild(el("li", "pagination-status", t.tPage + " " + r.page + " " + t.tOf + " " + r.pages));
+        if (r.page < r.pages) button(t.tNext, r.page + 1);
+        nav.appendChild(ul);
+      }
+    }
+
+    form.addEventListener("submit", function (e) { e.preventDefault(); current.page = 1; go(true); });
+    sort.addEventListener("change", function () { current.page = 1; go(true); });
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      current.page = 1;
+      timer = setTimeout(function () { go(false, true); }, 80);
+    });
+    addEventListener("popstate", function () { fromUrl(); go(null); });
+    fromUrl();
+    go(null);
+  }
+  document.addEventListener("DOMContentLoaded", start);
+  start();
+})(typeof window !== "undefined" ? window : globalThis);
