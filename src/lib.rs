@@ -133,6 +133,10 @@ fn render_site_with(options: &BuildOptions, keep_html: bool) -> Result<Built> {
         },
     )?;
     watch.lap("render");
+    // Built inside the render stage (it needs the rendered text); shown on its own.
+    watch
+        .laps
+        .push(("  of which search index", rendering.search.time));
     let manifest = images::manifest::build(&rendering.outputs, &images)?;
     rendering.outputs.push(manifest);
     watch.lap("manifest");

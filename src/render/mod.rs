@@ -124,10 +124,12 @@ pub fn site(
         })
         .collect();
     let facets = facets::compute(config, corpus);
-    let search_index = crate::search::build(
+    let search_started = std::time::Instant::now();
+    let mut search_index = crate::search::build(
         &config.search,
         &search_docs::inputs(config, corpus, images, &section_md, &page_md, &facets),
     );
+    search_index.stats.time = search_started.elapsed();
     let shared = Shared::new(config, corpus, theme, &facets, &search_index.entries);
 
     let mut jobs = Vec::new();

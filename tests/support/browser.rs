@@ -212,19 +212,29 @@ fn base64_decode(s: &str) -> Vec<u8> {
 /// Serves a built site over HTTP on an ephemeral loopback port (GET and HEAD, folders as
 /// `index.html`), for tests of the non-portable build. Returns the base URL.
 pub fn serve(dir: &Path) -> String {
+    serve_logged(dir).0
+}
+
+/// Files served, in order, for measuring what a page downloads (workers included).
+pub type Served = std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>>;
+
+pub fn serve_logged(dir: &Path) -> (String, Served) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/", listener.local_addr().unwrap());
     let dir = dir.to_path_buf();
+    let log = Served::default();
+    let served = log.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let dir = dir.clone();
-            std::thread::spawn(move || respond(stream, &dir));
+            let log = log.clone();
+            std::thread::spawn(move || respond(stream, &dir, &log));
         }
     });
-    base
+    (base, served)
 }
 
-fn respond(mut stream: TcpStream, dir: &Path) {
+fn respond(mut stream: TcpStream, dir: &Path, log: &Served) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut request = String::new();
     if reader.read_line(&mut request).is_err() {
@@ -247,7 +257,10 @@ fn respond(mut stream: TcpStream, dir: &Path) {
         file = file.join("index.html");
     }
     let (status, body) = match std::fs::read(&file) {
-        Ok(b) => ("200 OK", b),
+        Ok(b) => {
+            log.lock().unwrap().push(file.clone());
+            ("200 OK", b)
+        }
         Err(_) => ("404 Not Found", b"not found".to_vec()),
     };
     let kind = match file.extension().and_then(|e| e.to_str()) {
