@@ -403,3 +403,44 @@ fn browser_search_from_disk_on_a_portable_build() {
     assert!(h1.as_str().unwrap().trim().starts_with(&titles[0]), "{h1}");
     b.screenshot(&screenshot_dir().join("search-portable-result.png"));
 }
+
+#[test]
+fn each_language_has_its_own_search_page_and_index() {
+    let site = SiteTest::fixture("i18n");
+    site.build().success();
+    let ar = site.html("ar/search/index.html");
+    assert_eq!(attrs(&ar, "html", "dir"), ["rtl"]);
+    assert_eq!(texts(&ar, "h1"), ["البحث"]);
+    let src = attrs(&ar, "script#search-index", "src");
+    assert!(src[0].starts_with("../../search/ar/meta."), "{src:?}");
+    assert!(site.public().join("ar/search").join(&src[0]).exists());
+    let en = site.html("search/index.html");
+    assert!(attrs(&en, "script#search-index", "src")[0].starts_with("en/meta."));
+    // Arabic pages point their header box at the Arabic search page.
+    let about = site.html("ar/about/index.html");
+    assert_eq!(
+        attrs(&about, "form.header-search", "action"),
+        ["../search/"]
+    );
+}
+
+#[test]
+fn browser_arabic_query_with_diacritics() {
+    let Some(mut b) = Browser::launch("browser_arabic_query_with_diacritics") else {
+        return;
+    };
+    let site = SiteTest::fixture("i18n");
+    site.build().success();
+    let base = serve(&site.public());
+    // "الأَرْشِيف" with harakat and hamza finds the page titled "عن الأرشيف".
+    b.goto(&format!(
+        "{base}ar/search/?q=%D8%A7%D9%84%D8%A3%D9%8E%D8%B1%D9%92%D8%B4%D9%90%D9%8A%D9%81"
+    ));
+    b.wait_for("document.querySelectorAll('#search-results h2 a').length > 0");
+    assert!(result_titles(&mut b).contains(&"عن الأرشيف".to_string()));
+    assert_eq!(
+        b.eval("getComputedStyle(document.getElementById('search-results')).direction"),
+        "rtl"
+    );
+    b.screenshot(&screenshot_dir().join("search-arabic.png"));
+}

@@ -41,6 +41,16 @@ test("shard lookup finds the last shard starting at or before a term", () => {
   assert.equal(search.shardIndex(shards, "zebra"), 2);
 });
 
+test("a term loads one shard; a prefix every shard its range touches", () => {
+  const e = new search.Engine({ shards: [["", "t0"], ["ca", "t1"], ["cat", "t2"], ["d", "t3"]] }, null);
+  assert.deepEqual(e.shards("cat", false), ["t2"]);
+  assert.deepEqual(e.shards("cab", false), ["t1"]);
+  assert.deepEqual(e.shards("ca", true), ["t1", "t2"]);
+  // Terms "c", "c1"... sort before "ca", so they live in t0.
+  assert.deepEqual(e.shards("c", true), ["t0", "t1", "t2"]);
+  assert.deepEqual(e.shards("zebra", true), ["t3"]);
+});
+
 test("highlight marks whole words, prefixes and Arabic forms", () => {
   const runs = search.highlight("Severe starvation; starved.", ["starvation"], false);
   assert.deepEqual(runs.filter((r) => r[1]).map((r) => r[0]), ["starvation"]);

@@ -304,6 +304,13 @@
     form.querySelector(".search-sort").hidden = false;
     list.tabIndex = -1;
 
+    // Filters fold away on narrow screens so results come first.
+    var filters = el("details", "search-filters");
+    filters.appendChild(el("summary", null, facetBox.getAttribute("aria-label")));
+    var wide = root.matchMedia ? root.matchMedia("(min-width: 48rem)") : { matches: true };
+    filters.open = wide.matches;
+    if (wide.addEventListener) wide.addEventListener("change", function () { if (wide.matches) filters.open = true; });
+    facetBox.appendChild(filters);
     var boxes = meta.facets.map(function (f, fi) {
       var set = el("fieldset", "search-facet"), legend = el("legend", null, f.label);
       set.appendChild(legend);
@@ -323,7 +330,7 @@
         box.addEventListener("change", function () { current.page = 1; go(true); });
         return { box: box, count: count, row: row };
       });
-      facetBox.appendChild(set);
+      filters.appendChild(set);
       return items;
     });
     var clear = el("button", "search-clear", t.tClear);
@@ -333,7 +340,7 @@
       current.page = 1;
       go(true);
     });
-    if (meta.facets.length) { facetBox.appendChild(clear); facetBox.hidden = false; }
+    if (meta.facets.length) { filters.appendChild(clear); facetBox.hidden = false; }
 
     var current = { page: 1 }, ticket = 0, timer = 0;
     function readControls() {
@@ -371,11 +378,15 @@
       s.typing = typing;
       var mine = ++ticket, began = performance.now();
       list.setAttribute("aria-busy", "true");
+      // Say so only when the index is slow to arrive (a slow connection).
+      var slow = setTimeout(function () { if (mine === ticket) status.textContent = t.tLoading; }, 400);
       engine.search(s).then(function (r) {
+        clearTimeout(slow);
         if (mine !== ticket) return;
         render(s, r);
         api.last = { began: began, loaded: r.loaded, rendered: performance.now(), total: r.total };
       }, function () {
+        clearTimeout(slow);
         if (mine === ticket) status.textContent = t.tFailed;
       });
     }
