@@ -147,7 +147,12 @@ impl Cache {
         if !path.exists() {
             let dir = self.dir.join("images");
             std::fs::create_dir_all(&dir)?;
-            let tmp = dir.join(format!(".{sha256}.{}.tmp", std::process::id()));
+            // Two jobs may produce the same bytes at the same moment (the same source under
+            // two names): each writes its own temporary file, and the last rename wins with
+            // identical content.
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let tmp = dir.join(format!(".{sha256}.{}.{n}.tmp", std::process::id()));
             std::fs::write(&tmp, &e.bytes)?;
             // Read-only: cache files are content-addressed and must never change.
             let mut perms = std::fs::metadata(&tmp)?.permissions();

@@ -348,57 +348,78 @@ fn encode_postings(
 }
 
 /// Facet metadata for the client and, per group of facets, `(characters per document,
-/// codes of every document)`. Within a group each facet is a digit of radix `values + 1`
-/// (0: none) or, for list facets, `2^values` (one bit per value).
+/// codes of every document)`. Single-valued facets share groups as digits of a mixed-radix
+/// number (radix `values + 1`, 0 meaning none), least significant first in facet order,
+/// kept below 2^48 so the client's arithmetic is exact. Each list facet has a group of its
+/// own: a bit set per document, six values per character.
 fn facet_codes(facets: &[FacetTable], n: usize) -> (Vec<serde_json::Value>, Vec<(usize, String)>) {
-    // Keep each group's product of radices below 2^48 so the client's arithmetic is exact.
     const LIMIT: u128 = 1 << 48;
+    struct Group {
+        members: Vec<usize>,
+        product: u128,
+        bits: bool,
+    }
     let mut meta = Vec::new();
-    let mut groups: Vec<(Vec<usize>, u128)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for (i, f) in facets.iter().enumerate() {
-        let radix: u128 = if f.multi {
-            1u128 << f.values.len().min(47)
-        } else {
-            f.values.len() as u128 + 1
-        };
-        match groups.last_mut() {
-            Some((members, product)) if *product * radix < LIMIT => {
-                members.push(i);
-                *product *= radix;
+        let radix = f.values.len() as u128 + 1;
+        let open = groups
+            .iter()
+            .rposition(|g| !g.bits && g.product * radix < LIMIT);
+        let group = match (f.multi, open) {
+            (false, Some(g)) => {
+                groups[g].members.push(i);
+                groups[g].product *= radix;
+                g
             }
-            _ => groups.push((vec![i], radix)),
-        }
+            (multi, _) => {
+                groups.push(Group {
+                    members: vec![i],
+                    product: radix,
+                    bits: multi,
+                });
+                groups.len() - 1
+            }
+        };
         meta.push(json!({
             "name": f.name,
             "label": f.label,
             "multi": f.multi,
-            "group": groups.len() - 1,
-            "radix": radix as u64,
+            "group": group,
+            "radix": if f.multi { 0 } else { radix as u64 },
             "values": f.values.iter().map(|v| json!([v.value, v.label, v.docs.len()])).collect::<Vec<_>>(),
         }));
     }
     let mut out = Vec::new();
-    for (members, product) in groups {
-        let mut codes = vec![0u64; n];
-        // Least significant digit first, in facet order.
-        let mut place: u64 = 1;
-        for &i in &members {
-            let f = &facets[i];
+    for g in groups {
+        if g.bits {
+            let f = &facets[g.members[0]];
+            let width = f.values.len().div_ceil(6).max(1);
+            let mut sets = vec![0u8; n * width];
             for (v, entry) in f.values.iter().enumerate() {
-                let digit = if f.multi { 1u64 << v } else { v as u64 + 1 };
-                for &d in &entry.docs {
-                    if d < n {
-                        codes[d] += digit * place;
-                    }
+                for &d in entry.docs.iter().filter(|&&d| d < n) {
+                    sets[d * width + v / 6] |= 1 << (v % 6);
                 }
             }
-            place *= if f.multi {
-                1u64 << f.values.len().min(47)
-            } else {
-                f.values.len() as u64 + 1
-            };
+            let text = sets
+                .iter()
+                .map(|&b| encode::ALPHABET[b as usize] as char)
+                .collect();
+            out.push((width, text));
+            continue;
         }
-        let width = width_for(product as u64);
+        let mut codes = vec![0u64; n];
+        let mut place: u64 = 1;
+        for &i in &g.members {
+            let f = &facets[i];
+            for (v, entry) in f.values.iter().enumerate() {
+                for &d in entry.docs.iter().filter(|&&d| d < n) {
+                    codes[d] += (v as u64 + 1) * place;
+                }
+            }
+            place *= f.values.len() as u64 + 1;
+        }
+        let width = width_for(g.product as u64);
         let mut text = String::with_capacity(n * width);
         for c in codes {
             push_fixed(&mut text, c, width);
@@ -656,16 +677,41 @@ mod tests {
             },
         ];
         let (meta, groups) = facet_codes(&facets, 4);
-        assert_eq!(groups.len(), 1);
-        assert_eq!(meta[1]["radix"], 8);
-        let (width, codes) = &groups[0];
-        assert_eq!(*width, 1);
-        let decoded: Vec<u64> = codes
-            .bytes()
-            .map(|b| encode::ALPHABET.iter().position(|&a| a == b).unwrap() as u64)
-            .collect();
-        // doc 0: branch 215 (1) + indicators {0,1,2} (7 << ... place 3)
-        assert_eq!(decoded, vec![1 + 3 * 7, 2 + 3 * 2, 1, 0]);
+        assert_eq!(groups.len(), 2);
+        assert_eq!(meta[0]["radix"], 3);
+        assert_eq!(meta[1]["group"], 1);
+        let decode = |s: &str| -> Vec<u64> {
+            s.bytes()
+                .map(|b| encode::ALPHABET.iter().position(|&a| a == b).unwrap() as u64)
+                .collect()
+        };
+        // branch: doc 0 and 2 have 215 (digit 1), doc 1 has 227 (2), doc 3 none.
+        assert_eq!(groups[0], (1, "BCBA".to_string()));
+        assert_eq!(decode(&groups[0].1), vec![1, 2, 1, 0]);
+        // indicators: doc 0 all three (0b111), doc 1 only v1 (0b010).
+        assert_eq!(decode(&groups[1].1), vec![7, 2, 0, 0]);
+    }
+
+    #[test]
+    fn list_facets_with_many_values_use_several_characters() {
+        let facets = vec![FacetTable {
+            name: "many".into(),
+            label: "Many".into(),
+            multi: true,
+            values: (0..100)
+                .map(|i| FacetEntry {
+                    value: format!("v{i}"),
+                    label: format!("V{i}"),
+                    docs: if i == 99 { vec![1] } else { vec![0] },
+                })
+                .collect(),
+        }];
+        let (_, groups) = facet_codes(&facets, 2);
+        let (width, text) = &groups[0];
+        assert_eq!(*width, 17);
+        // Value 99 of doc 1: character 16, bit 3.
+        let last = text.as_bytes()[17 + 16];
+        assert_eq!(encode::ALPHABET.iter().position(|&a| a == last), Some(8));
     }
 
     #[test]

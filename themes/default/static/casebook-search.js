@@ -151,8 +151,11 @@
     if (!m.facetsFile) return Promise.resolve([]);
     if (!this.decoded) {
       this.decoded = this.file(m.facetsFile).then(function (groups) {
+        var bits = {};
+        m.facets.forEach(function (f) { if (f.multi) bits[f.group] = 1; });
         return groups.map(function (s, g) {
           var w = m.groups[g], out = new Float64Array(m.n);
+          if (bits[g]) return s;
           for (var d = 0; d < m.n; d++) out[d] = fixed(s, d * w, w);
           return out;
         });
@@ -160,10 +163,11 @@
     }
     return this.decoded;
   };
-  // The value digit (single) or bit set (multi) of facet `f` for every document.
+  // The value digit of each single-valued facet for every document (list facets: null).
   Engine.prototype.facetDigits = function (codes) {
     var places = [];
     return this.m.facets.map(function (f) {
+      if (f.multi) return null;
       var place = places[f.group] || 1, code = codes[f.group], out = new Float64Array(code.length);
       for (var d = 0; d < code.length; d++) out[d] = Math.floor(code[d] / place) % f.radix;
       places[f.group] = place * f.radix;
@@ -194,8 +198,9 @@
       } else for (var d = 0; d < m.n; d++) base.push(d);
       var digits = r[1].length ? self.facetDigits(r[1]) : [];
       function has(fi, d, v) {
-        var x = digits[fi][d];
-        return m.facets[fi].multi ? Math.floor(x / Math.pow(2, v)) % 2 === 1 : x === v + 1;
+        var f = m.facets[fi], w = m.groups[f.group];
+        if (f.multi) return (VAL[r[1][f.group].charAt(d * w + Math.floor(v / 6))] >> (v % 6)) & 1;
+        return digits[fi][d] === v + 1;
       }
       function passes(d, except) {
         for (var fi = 0; fi < active.length; fi++) {
