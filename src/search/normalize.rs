@@ -13,6 +13,28 @@ use unicode_segmentation::UnicodeSegmentation;
 
 /// Normalizes one piece of text (see the module docs).
 pub fn normalize(text: &str) -> String {
+    // ASCII has nothing to decompose, strip or recompose: lower case is the whole rule. Runs
+    // of it are handled apart from the rest, which is safe because nothing composes with an
+    // ASCII character once combining marks are gone.
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let ascii = rest.bytes().take_while(u8::is_ascii).count();
+        out.extend(rest[..ascii].chars().map(|c| c.to_ascii_lowercase()));
+        rest = &rest[ascii..];
+        let other = rest
+            .char_indices()
+            .find(|(_, c)| c.is_ascii())
+            .map_or(rest.len(), |(i, _)| i);
+        if other > 0 {
+            out.push_str(&normalize_unicode(&rest[..other]));
+            rest = &rest[other..];
+        }
+    }
+    out
+}
+
+fn normalize_unicode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.nfd() {
         if is_combining_mark(c) || is_arabic_mark(c) || c == '\u{0640}' {
@@ -96,6 +118,18 @@ fn is_compound(chunk: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mixed_ascii_runs_match_the_whole_text_rule() {
+        for text in [
+            "Cafe\u{301} Straße · 2761/215",
+            "e\u{301}",
+            "Ab\u{64E}c",
+            "x\u{1100}\u{1161}y",
+        ] {
+            assert_eq!(normalize(text), normalize_unicode(text), "{text:?}");
+        }
+    }
 
     #[test]
     fn shared_vectors_hold() {
