@@ -172,26 +172,33 @@ pub fn minify(html: &[u8]) -> Vec<u8> {
     minify_html::minify(html, &cfg)
 }
 
-/// Minifies a script with minify-html's JavaScript minifier. Anything it cannot safely
-/// wrap or returns empty is published as written.
+/// Minifies a classic script with oxc (compress and mangle, no comments). A script that does
+/// not parse, or does not get smaller, is published as written.
 pub fn minify_js(code: &[u8]) -> Vec<u8> {
-    if code.windows(8).any(|w| w.eq_ignore_ascii_case(b"</script")) {
+    use oxc_minifier::{CompressOptions, MangleOptions, Minifier, MinifierOptions};
+    let Ok(source) = std::str::from_utf8(code) else {
+        return code.to_vec();
+    };
+    let allocator = oxc_allocator::Allocator::default();
+    let parsed = oxc_parser::Parser::new(&allocator, source, oxc_span::SourceType::cjs()).parse();
+    if !parsed.errors.is_empty() || parsed.panicked {
         return code.to_vec();
     }
-    let mut html = b"<script>".to_vec();
-    html.extend_from_slice(code);
-    html.extend_from_slice(b"</script>");
-    let mut cfg = minify_html::Cfg::new();
-    cfg.minify_js = true;
-    cfg.keep_closing_tags = true;
-    let out = minify_html::minify(&html, &cfg);
-    match out
-        .strip_prefix(b"<script>")
-        .and_then(|rest| rest.strip_suffix(b"</script>"))
-    {
-        Some(js) if !js.is_empty() => js.to_vec(),
-        _ => code.to_vec(),
+    let mut program = parsed.program;
+    let minified = Minifier::new(MinifierOptions {
+        mangle: Some(MangleOptions::default()),
+        compress: Some(CompressOptions::safest()),
+    })
+    .minify(&allocator, &mut program);
+    let out = oxc_codegen::Codegen::new()
+        .with_options(oxc_codegen::CodegenOptions::minify())
+        .with_scoping(minified.scoping)
+        .build(&program)
+        .code;
+    if out.is_empty() || out.len() >= code.len() {
+        return code.to_vec();
     }
+    out.into_bytes()
 }
 
 /// Refuses output folders whose replacement would destroy the site's sources.
@@ -399,6 +406,19 @@ fn same_content(path: &Path, bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scripts_are_minified_with_names_mangled_and_broken_ones_kept() {
+        let code = b"// a comment\n(function (window) {\n  var longLocalName = 1;\n  window.answer = longLocalName + 41;\n})(this);\n";
+        let out = String::from_utf8(minify_js(code)).unwrap();
+        assert!(
+            !out.contains("longLocalName") && !out.contains("comment"),
+            "{out}"
+        );
+        assert!(out.contains("answer"), "{out}");
+        let broken = b"function (";
+        assert_eq!(minify_js(broken), broken);
+    }
 
     #[test]
     fn links_become_relative_to_the_page() {

@@ -190,19 +190,27 @@ fn javascript_unit_tests() {
     }
     let site = SiteTest::fixture("search");
     site.build().success();
-    let out = Command::new("node")
-        .arg("--test")
-        .arg(repo_root().join("tests/js/"))
-        .env("CASEBOOK_SEARCH_INDEX", site.public().join("search/en"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "node --test failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("# skipped 0"), "{stdout}");
+    // The source, then the minified copy the site publishes.
+    for client in [
+        repo_root().join("themes/default/static/casebook-search.js"),
+        site.public().join("casebook-search.js"),
+    ] {
+        let out = Command::new("node")
+            .arg("--test")
+            .arg(repo_root().join("tests/js/"))
+            .env("CASEBOOK_SEARCH_INDEX", site.public().join("search/en"))
+            .env("CASEBOOK_SEARCH_CLIENT", &client)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "node --test failed with {}:\n{stdout}\n{}",
+            client.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("# skipped 0"), "{stdout}");
+    }
 }
 
 /// The bundled site plus one case whose title is an XSS attempt.

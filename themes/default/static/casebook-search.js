@@ -1,7 +1,7 @@
-/* casebook search client. Loads only the index files a query needs, as <script> elements
-   (so it works from file:// too); builds results from DOM text nodes, never parsing data as HTML.
-   Index format: src/search/mod.rs. Normalization must match src/search/normalize.rs; both
-   are checked against search-vectors.json. */
+// casebook search client. Loads only the index files a query needs, as <script> elements
+// (so it works from file:// too); builds results from DOM text nodes, never parsing data as
+// HTML. Index format: src/search/mod.rs. Normalization must match src/search/normalize.rs;
+// both are checked against search-vectors.json.
 (function (root) {
   "use strict";
   var cb = root.casebook = root.casebook || {};
@@ -196,26 +196,31 @@
           scores.set(d, s);
         });
       } else for (var d = 0; d < m.n; d++) base.push(d);
-      var digits = r[1].length ? self.facetDigits(r[1]) : [];
+      var digits = self.digits || (self.digits = r[1].length ? self.facetDigits(r[1]) : []);
       function has(fi, d, v) {
         var f = m.facets[fi], w = m.groups[f.group];
         if (f.multi) return (VAL[r[1][f.group].charAt(d * w + Math.floor(v / 6))] >> (v % 6)) & 1;
         return digits[fi][d] === v + 1;
       }
+      var filtered = [];
+      active.forEach(function (a, fi) { if (a.indexOf(true) >= 0) filtered.push(fi); });
       function passes(d, except) {
-        for (var fi = 0; fi < active.length; fi++) {
-          if (fi === except || active[fi].indexOf(true) < 0) continue;
-          var ok = false;
+        for (var i = 0; i < filtered.length; i++) {
+          var fi = filtered[i], ok = false;
+          if (fi === except) continue;
           for (var v = 0; v < active[fi].length && !ok; v++) ok = active[fi][v] && has(fi, d, v);
           if (!ok) return false;
         }
         return true;
       }
       var counts = m.facets.map(function (f, fi) {
-        var c = f.values.map(function () { return 0; });
+        var c = f.values.map(function () { return 0; }), w = m.groups[f.group], s = r[1][f.group];
         base.forEach(function (d) {
-          if (!passes(d, fi)) return;
-          for (var v = 0; v < c.length; v++) if (has(fi, d, v)) c[v]++;
+          if (filtered.length && !passes(d, fi)) return;
+          if (!f.multi) { if (digits[fi][d]) c[digits[fi][d] - 1]++; return; }
+          for (var k = 0; k < w; k++) {
+            for (var bits = VAL[s.charAt(d * w + k)], v = k * 6; bits; bits >>= 1, v++) if (bits & 1) c[v]++;
+          }
         });
         return c;
       });
