@@ -316,7 +316,8 @@
 
     // Filters fold away on narrow screens so results come first.
     var filters = el("details", "search-filters");
-    filters.appendChild(el("summary", null, facetBox.getAttribute("aria-label")));
+    var summary = el("summary", null, facetBox.getAttribute("aria-label"));
+    filters.appendChild(summary);
     var wide = root.matchMedia ? root.matchMedia("(min-width: 48rem)") : { matches: true };
     filters.open = wide.matches;
     if (wide.addEventListener) wide.addEventListener("change", function () { if (wide.matches) filters.open = true; });
@@ -410,12 +411,11 @@
         boxes.forEach(function (b) { b.forEach(function (x) { x.count.textContent = ""; }); });
         return;
       }
-      var q = s.q.trim();
-      if (!q) {
-        q = [];
-        boxes.forEach(function (b, fi) { b.forEach(function (x, vi) { if (x.box.checked) q.push(meta.facets[fi].values[vi][1]); }); });
-        q = q.join(", ");
-      }
+      var q = s.q.trim(), chosen = [];
+      boxes.forEach(function (b, fi) { b.forEach(function (x, vi) { if (x.box.checked) chosen.push(meta.facets[fi].values[vi][1]); }); });
+      if (!q) q = chosen.join(", ");
+      // Folded filters still say how many are on.
+      summary.textContent = facetBox.getAttribute("aria-label") + (chosen.length ? " (" + chosen.length + ")" : "");
       status.textContent = fill(r.total === 0 ? t.tNone : r.total === 1 ? t.tResult : t.tResults, r.total.toLocaleString(meta.lang), q);
       r.counts.forEach(function (c, fi) {
         c.forEach(function (n, vi) {
