@@ -110,7 +110,8 @@ fn decode_entities(s: &str) -> String {
         .replace("&#39;", "'")
 }
 
-fn percent_decode(s: &str) -> String {
+/// Decodes `%XX` escapes of a URL path (invalid escapes are kept as written).
+pub fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -1,20 +1,7 @@
 //! The bundled Caesar-report site: it builds, checks clean, and every sample case is
 //! marked synthetic in its data and on its page.
 
-use crate::support::{SiteTest, copy_tree, repo_root, texts};
-
-fn bundled() -> SiteTest {
-    let site = SiteTest::empty();
-    for part in ["casebook.toml", "content", "themes"] {
-        let from = repo_root().join(part);
-        if from.is_dir() {
-            copy_tree(&from, &site.root().join(part));
-        } else {
-            std::fs::copy(&from, site.root().join(part)).unwrap();
-        }
-    }
-    site
-}
+use crate::support::{bundled, texts};
 
 #[test]
 fn bundled_site_checks_clean() {

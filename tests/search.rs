@@ -4,7 +4,7 @@
 use std::process::Command;
 
 use crate::support::browser::{Browser, serve};
-use crate::support::{SiteTest, attrs, copy_tree, repo_root, texts, tree};
+use crate::support::{SiteTest, attrs, bundled, copy_tree, repo_root, texts, tree};
 
 fn index_files(site: &SiteTest) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(site.public().join("search/en"))
@@ -215,15 +215,7 @@ fn javascript_unit_tests() {
 
 /// The bundled site plus one case whose title is an XSS attempt.
 fn bundled_with_hostile_case() -> SiteTest {
-    let site = SiteTest::empty();
-    for part in ["casebook.toml", "content", "themes"] {
-        let from = repo_root().join(part);
-        if from.is_dir() {
-            copy_tree(&from, &site.root().join(part));
-        } else {
-            std::fs::copy(&from, site.root().join(part)).unwrap();
-        }
-    }
+    let site = bundled();
     let cache = repo_root().join(".casebook-cache");
     if cache.is_dir() {
         copy_tree(&cache, &site.root().join(".casebook-cache"));

@@ -183,10 +183,11 @@ fn js_order(a: &str, b: &str) -> std::cmp::Ordering {
 fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -> LangFiles {
     let dir = format!("search/{}/", input.lang);
     let mut files = Vec::new();
+    // Adds a file under `dir` and returns its (hashed) file name.
     let mut emit = |name: &str, data: &serde_json::Value| -> String {
-        let (path, output) = script_file(&dir, name, data);
+        let (file, output) = script_file(&dir, name, data);
         files.push(output);
-        path
+        file
     };
     let n = input.docs.len();
 
@@ -239,15 +240,15 @@ fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -
         current.push(json!(encoded[t]));
         if size >= SHARD_BYTES {
             let name = format!("t{}", shards.len());
-            let path = emit(&name, &json!(std::mem::take(&mut current)));
-            shards.push(json!([first, file_name(&path)]));
+            let file = emit(&name, &json!(std::mem::take(&mut current)));
+            shards.push(json!([first, file]));
             size = 0;
         }
     }
     if !current.is_empty() || shards.is_empty() {
         let name = format!("t{}", shards.len());
-        let path = emit(&name, &json!(current));
-        shards.push(json!([first, file_name(&path)]));
+        let file = emit(&name, &json!(current));
+        shards.push(json!([first, file]));
     }
 
     // Document chunks.
@@ -267,8 +268,7 @@ fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -
                 ])
             })
             .collect();
-        let path = emit(&format!("d{c}"), &json!(records));
-        chunks.push(json!(file_name(&path)));
+        chunks.push(json!(emit(&format!("d{c}"), &json!(records))));
     }
 
     // Facets: each document's values as one mixed-radix number per group of facets.
@@ -277,7 +277,7 @@ fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -
         serde_json::Value::Null
     } else {
         let codes: Vec<&str> = groups.iter().map(|g| g.1.as_str()).collect();
-        json!(file_name(&emit("facets", &json!(codes))))
+        json!(emit("facets", &json!(codes)))
     };
 
     // Dates: days since 1800-01-01, plus one (0: no date), three characters each.
@@ -289,7 +289,7 @@ fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -
             .map_or(0, |d| (d - epoch).num_days().clamp(-1, 262_142) + 1);
         push_fixed(&mut dates, days as u64, 3);
     }
-    let dates_file = file_name(&emit("dates", &json!(dates)));
+    let dates_file = emit("dates", &json!(dates));
 
     let meta = json!({
         "v": 1,
@@ -304,7 +304,7 @@ fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -
         "facetsFile": facets_file,
         "datesFile": dates_file,
     });
-    let meta_path = emit("meta", &meta);
+    let meta_path = format!("{dir}{}", emit("meta", &meta));
     LangFiles { meta_path, files }
 }
 
@@ -443,7 +443,8 @@ fn summary(text: &str) -> String {
     format!("{}…", cut.trim_end_matches(|c: char| !c.is_alphanumeric()))
 }
 
-/// `search/en/t3.1a2b3c4d5e.js`, a script registering `data` under `name`.
+/// `search/en/t3.1a2b3c4d5e.js`, a script registering `data` under `name`; returns the file
+/// name (`t3.1a2b3c4d5e.js`) and the output.
 fn script_file(dir: &str, name: &str, data: &serde_json::Value) -> (String, Output) {
     use sha2::Digest;
     let body = format!(
@@ -452,12 +453,11 @@ fn script_file(dir: &str, name: &str, data: &serde_json::Value) -> (String, Outp
         serde_json::to_string(data).expect("JSON values serialise")
     );
     let hash = crate::images::hex(&sha2::Sha256::digest(body.as_bytes()));
-    let path = format!("{dir}{name}.{}.js", &hash[..10]);
-    (path.clone(), Output::bytes(path, body.into_bytes()))
-}
-
-fn file_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_string()
+    let file = format!("{name}.{}.js", &hash[..10]);
+    (
+        file.clone(),
+        Output::bytes(format!("{dir}{file}"), body.into_bytes()),
+    )
 }
 
 #[cfg(test)]

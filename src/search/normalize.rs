@@ -142,23 +142,21 @@ mod tests {
                 "{v}"
             );
         }
-        for v in vectors["terms"].as_array().unwrap() {
-            let expected: Vec<&str> = v["output"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t.as_str().unwrap())
-                .collect();
-            assert_eq!(terms(v["input"].as_str().unwrap()), expected, "{v}");
-        }
-        for v in vectors["query"].as_array().unwrap() {
-            let expected: Vec<&str> = v["output"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t.as_str().unwrap())
-                .collect();
-            assert_eq!(query_terms(v["input"].as_str().unwrap()), expected, "{v}");
+        type Split = fn(&str) -> Vec<String>;
+        for (section, split) in [("terms", terms as Split), ("query", query_terms as Split)] {
+            for v in vectors[section].as_array().unwrap() {
+                let expected: Vec<&str> = v["output"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap())
+                    .collect();
+                assert_eq!(
+                    split(v["input"].as_str().unwrap()),
+                    expected,
+                    "{section}: {v}"
+                );
+            }
         }
     }
 }

@@ -248,7 +248,7 @@ fn respond(mut stream: TcpStream, dir: &Path, log: &Served) {
     }
     let target = request.split_whitespace().nth(1).unwrap_or("/");
     let path = target.split(['?', '#']).next().unwrap_or("/");
-    let path = percent_decode(path);
+    let path = casebook::check::percent_decode(path);
     let mut file = dir.join(path.trim_start_matches('/'));
     if path.contains("..") {
         file = dir.join("missing");
@@ -279,22 +279,4 @@ fn respond(mut stream: TcpStream, dir: &Path, log: &Served) {
     if !request.starts_with("HEAD") {
         let _ = stream.write_all(&body);
     }
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }

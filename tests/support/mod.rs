@@ -71,6 +71,20 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// A copy of the bundled site (config, content, theme) in a fresh temporary folder.
+pub fn bundled() -> SiteTest {
+    let site = SiteTest::empty();
+    for part in ["casebook.toml", "content", "themes"] {
+        let from = repo_root().join(part);
+        if from.is_dir() {
+            copy_tree(&from, &site.root().join(part));
+        } else {
+            std::fs::copy(&from, site.root().join(part)).unwrap();
+        }
+    }
+    site
+}
+
 impl SiteTest {
     /// A copy of `tests/fixtures/<name>` in a fresh temporary folder.
     pub fn fixture(name: &str) -> SiteTest {
