@@ -24,6 +24,8 @@ struct ThemeFile {
 
 pub struct Theme {
     pub tera: Tera,
+    /// Template name -> source, for working out which pages a template edit affects.
+    pub templates: BTreeMap<String, String>,
     /// Language -> key -> text.
     pub strings: BTreeMap<String, BTreeMap<String, String>>,
     /// Output path -> bytes, theme files first, overridden by the site's `static/`.
@@ -119,10 +121,55 @@ impl Theme {
         let strings = load_strings(config, strings_files, &mut diags);
         diags.finish(Theme {
             tera,
+            templates: templates
+                .into_iter()
+                .map(|(name, (_, text))| (name, text))
+                .collect(),
             strings,
             static_files,
         })
     }
+}
+
+impl Theme {
+    /// The templates `name` is built from: itself and, transitively, every template it
+    /// extends, includes or imports.
+    pub fn template_closure(&self, name: &str) -> std::collections::BTreeSet<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo = vec![name.to_string()];
+        while let Some(next) = todo.pop() {
+            let Some(source) = self.templates.get(&next) else {
+                continue;
+            };
+            if !seen.insert(next) {
+                continue;
+            }
+            todo.extend(referenced_templates(source));
+        }
+        seen
+    }
+}
+
+/// Template names in `{% extends/include/import "name" %}` tags.
+fn referenced_templates(source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for tag in source.split("{%").skip(1) {
+        let tag = tag.split("%}").next().unwrap_or_default();
+        let mut words = tag.trim_start_matches('-').split_whitespace();
+        if !matches!(words.next(), Some("extends" | "include" | "import")) {
+            continue;
+        }
+        // Every quoted string in the tag: `include ["a.html", "b.html"]` names several.
+        let mut rest = tag;
+        while let Some(start) = rest.find(['"', '\'']) {
+            let quote = rest.as_bytes()[start] as char;
+            let after = &rest[start + 1..];
+            let Some(end) = after.find(quote) else { break };
+            out.push(after[..end].to_string());
+            rest = &after[end + 1..];
+        }
+    }
+    out
 }
 
 /// Tera errors nest their causes; publishers need all of them on one line.

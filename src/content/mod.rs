@@ -28,7 +28,7 @@ const IMAGE_EXTENSIONS: &[&str] = &[
 ];
 
 /// What pages and sections share.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Meta {
     /// The file, relative to the site root (`content/report/_index.md`), for diagnostics.
     pub source: PathBuf,
@@ -51,7 +51,7 @@ pub struct Meta {
     pub photos: Vec<photos::PhotoSpec>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Section {
     pub meta: Meta,
     /// The folder below `content/` (`""` for the home page).
@@ -64,7 +64,7 @@ pub struct Section {
     pub is_case_collection: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Page {
     pub meta: Meta,
     /// Index into `Corpus::sections`.
@@ -75,7 +75,7 @@ pub struct Page {
 }
 
 /// A file copied as it is (bundle attachments such as PDFs).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Asset {
     pub source: PathBuf,
     /// Output path relative to the output folder.
@@ -152,6 +152,7 @@ enum FileKind {
     BundleIndex,
 }
 
+#[derive(Clone)]
 struct Parsed {
     kind: FileKind,
     /// Folder of the file relative to `content/`, with `/` separators.
@@ -175,6 +176,52 @@ pub fn load(config: &Config, drafts: bool) -> Result<Corpus> {
 /// Loads what can be loaded and returns it with every problem found, so later checks
 /// (internal links) can still run and be reported together with the content errors.
 pub fn load_partial(config: &Config, drafts: bool) -> Result<(Corpus, Vec<Diagnostic>)> {
+    load_with(config, drafts, None)
+}
+
+/// What parsing one content file gave, kept between rebuilds.
+type ParseResult = std::result::Result<Parsed, Vec<Diagnostic>>;
+
+/// Content files parsed by earlier loads (`casebook serve`), so a rebuild re-parses only the
+/// files that changed. An entry is reused while the file's size and modification time are
+/// unchanged; the watcher also forgets every path it saw change, whatever the timestamps say.
+/// Parsing depends on the configuration: clear the cache when it changes.
+#[derive(Default)]
+pub struct ParseCache {
+    files: HashMap<PathBuf, (FileStamp, ParseResult)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl ParseCache {
+    /// Forgets a file (a path relative to `content/`, or any path ending in one).
+    pub fn forget(&mut self, path: &Path) {
+        self.files.retain(|rel, _| !path.ends_with(rel));
+    }
+
+    pub fn clear(&mut self) {
+        self.files.clear();
+    }
+}
+
+/// `load_partial`, reusing and refreshing `cache` when given.
+pub fn load_cached(
+    config: &Config,
+    drafts: bool,
+    cache: &mut ParseCache,
+) -> Result<(Corpus, Vec<Diagnostic>)> {
+    load_with(config, drafts, Some(cache))
+}
+
+fn load_with(
+    config: &Config,
+    drafts: bool,
+    mut cache: Option<&mut ParseCache>,
+) -> Result<(Corpus, Vec<Diagnostic>)> {
     let content_dir = config.root.join("content");
     if !content_dir.is_dir() {
         return Err(Error::one(
@@ -203,19 +250,47 @@ pub fn load_partial(config: &Config, drafts: bool) -> Result<(Corpus, Vec<Diagno
             .expect("walkdir stays below its root")
             .to_path_buf();
         if rel.extension().is_some_and(|e| e == "md") {
-            markdown.push(rel);
+            // Only a cache needs the timestamps; a plain build spares the extra stat calls.
+            let stamp = cache.as_ref().and_then(|_| {
+                let m = entry.metadata().ok()?;
+                Some(FileStamp {
+                    len: m.len(),
+                    modified: m.modified().ok(),
+                })
+            });
+            markdown.push((rel, stamp));
         } else {
             other_files.push(rel);
         }
     }
 
-    let results: Vec<std::result::Result<Parsed, Vec<Diagnostic>>> = markdown
+    let cached = cache.as_deref();
+    let results: Vec<(ParseResult, bool)> = markdown
         .par_iter()
-        .map(|rel| parse_file(config, &content_dir, rel))
+        .map(|(rel, stamp)| {
+            let hit = cached
+                .and_then(|c| c.files.get(rel))
+                .filter(|(s, _)| Some(*s) == *stamp);
+            match hit {
+                Some((_, r)) => (r.clone(), false),
+                None => (parse_file(config, &content_dir, rel), true),
+            }
+        })
         .collect();
+    if let Some(cache) = cache.as_deref_mut() {
+        if cache.files.len() != markdown.len() {
+            let present: HashSet<&PathBuf> = markdown.iter().map(|(rel, _)| rel).collect();
+            cache.files.retain(|rel, _| present.contains(rel));
+        }
+        for ((r, fresh), (rel, stamp)) in results.iter().zip(&markdown) {
+            if let (true, Some(stamp)) = (fresh, stamp) {
+                cache.files.insert(rel.clone(), (*stamp, r.clone()));
+            }
+        }
+    }
     let mut parsed = Vec::new();
     let mut failed_keys = std::collections::HashSet::new();
-    for (r, rel) in results.into_iter().zip(&markdown) {
+    for ((r, _), (rel, _)) in results.into_iter().zip(&markdown) {
         match r {
             Ok(p) if p.standard.draft && !drafts => {}
             Ok(p) => parsed.push(p),

@@ -52,9 +52,26 @@ pub struct ImageRecord {
 /// The manifest of `outputs` (which must not contain the manifest itself). Fails if any
 /// output is byte for byte a source photograph: that would publish an original.
 pub fn build(outputs: &[Output], images: &ImageSet) -> Result<Output> {
+    let refs: Vec<&Output> = outputs.iter().collect();
+    build_cached(&refs, images, &mut FileHashes::default())
+}
+
+/// File records of earlier builds by path (`casebook serve`). The caller forgets every path
+/// whose bytes changed; the rest are not hashed again.
+pub type FileHashes = std::collections::HashMap<String, FileRecord>;
+
+/// `build`, reusing the records in `known` and adding the new ones to it.
+pub fn build_cached(
+    outputs: &[&Output],
+    images: &ImageSet,
+    known: &mut FileHashes,
+) -> Result<Output> {
     let mut files: Vec<FileRecord> = outputs
         .par_iter()
         .map(|o| {
+            if let Some(record) = known.get(&o.path) {
+                return Ok(record.clone());
+            }
             let (sha256, size) = match &o.data {
                 Data::Bytes(b) => (hex(&Sha256::digest(b)), b.len() as u64),
                 Data::Cached { sha256, size, .. } => (sha256.clone(), *size),
@@ -70,6 +87,9 @@ pub fn build(outputs: &[Output], images: &ImageSet) -> Result<Output> {
             })
         })
         .collect::<Result<_>>()?;
+    if known.len() != files.len() {
+        *known = files.iter().map(|f| (f.path.clone(), f.clone())).collect();
+    }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let sources = images.source_hashes();
     let leaks: Vec<Diagnostic> = files

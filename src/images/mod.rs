@@ -29,7 +29,7 @@ use crate::output::{Data, Output};
 pub const PIPELINE_VERSION: &str = "casebook-images-1";
 
 /// One published image file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Published {
     /// Root-relative URL path (`/cases/syn-0001/photo-1.3f9a2c1d.400.jpg`).
     pub path: String,
@@ -44,7 +44,7 @@ pub struct Published {
 }
 
 /// What one photograph became.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PhotoOutput {
     pub source: PathBuf,
     pub source_sha256: String,

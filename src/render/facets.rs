@@ -12,7 +12,7 @@ use super::views::facet_value_path;
 use crate::config::{Config, FieldType};
 use crate::content::Corpus;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Facet {
     /// The URL segment (`branch`).
     pub name: String,
@@ -28,7 +28,7 @@ pub struct Facet {
     pub source: PathBuf,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FacetValue {
     pub value: String,
     pub label: String,

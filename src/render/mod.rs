@@ -7,6 +7,7 @@
 mod export;
 mod facets;
 mod feeds;
+pub mod incremental;
 mod search_docs;
 pub mod views;
 
@@ -35,7 +36,8 @@ pub struct RenderOptions {
 }
 
 /// What a template is rendered for: enough to name the output and report errors.
-enum Job<'a> {
+#[derive(Debug, Clone, Copy)]
+pub enum Job<'a> {
     Page(usize),
     /// A section, or one page of its paginated list (1-based).
     Section {
@@ -90,14 +92,40 @@ pub fn paginated_path(base: &str, n: usize) -> String {
     }
 }
 
-pub fn site(
+/// Everything the page jobs are rendered from, computed once per build. `serve` keeps it
+/// between rebuilds so that an edit recomputes only what depends on the changed files.
+pub struct Prepared {
+    section_md: Vec<Rendered>,
+    page_md: Vec<Rendered>,
+    items: Vec<Value>,
+    section_items: Vec<Value>,
+    synthetic: Vec<bool>,
+    pub facets: Vec<Facet>,
+    pub search: crate::search::SearchIndex,
+}
+
+/// What an earlier preparation of the same site structure lends a new one: its data for
+/// every page not marked as changed.
+pub struct Reuse<'a> {
+    pub prepared: &'a Prepared,
+    pub changed_pages: &'a [bool],
+}
+
+impl Reuse<'_> {
+    fn unchanged(&self, page: usize) -> bool {
+        !self.changed_pages[page]
+    }
+}
+
+/// Markdown, list items, facets and the search index of the whole site.
+pub fn prepare(
     config: &Config,
     corpus: &Corpus,
-    theme: &Theme,
     images: &ImageSet,
-    options: RenderOptions,
-) -> Result<Rendering> {
-    let (section_md, page_md) = render_markdown(config, corpus)?;
+    reuse: Option<Reuse>,
+    terms: &mut crate::search::TermCache,
+) -> Result<Prepared> {
+    let (section_md, page_md) = render_markdown(config, corpus, reuse.as_ref())?;
     let views = ViewContext {
         config,
         corpus,
@@ -107,7 +135,11 @@ pub fn site(
         .pages
         .par_iter()
         .zip(&page_md)
-        .map(|(p, r)| Value::from_serializable(&views.item(&p.meta, r, Some(p))))
+        .enumerate()
+        .map(|(i, (p, r))| match &reuse {
+            Some(reuse) if reuse.unchanged(i) => reuse.prepared.items[i].clone(),
+            _ => Value::from_serializable(&views.item(&p.meta, r, Some(p))),
+        })
         .collect();
     let section_items: Vec<Value> = corpus
         .sections
@@ -125,45 +157,336 @@ pub fn site(
         .collect();
     let facets = facets::compute(config, corpus);
     let search_started = std::time::Instant::now();
-    let mut search_index = crate::search::build(
+    let mut search = crate::search::build_cached(
         &config.search,
         &search_docs::inputs(config, corpus, images, &section_md, &page_md, &facets),
+        terms,
     );
-    search_index.stats.time = search_started.elapsed();
-    let shared = Shared::new(config, corpus, theme, &facets, &search_index.entries);
+    search.stats.time = search_started.elapsed();
+    Ok(Prepared {
+        section_md,
+        page_md,
+        items,
+        section_items,
+        synthetic,
+        facets,
+        search,
+    })
+}
 
-    let mut jobs = Vec::new();
-    for i in 0..corpus.pages.len() {
-        jobs.push(Job::Page(i));
+pub fn site(
+    config: &Config,
+    corpus: &Corpus,
+    theme: &Theme,
+    images: &ImageSet,
+    options: RenderOptions,
+) -> Result<Rendering> {
+    let prepared = prepare(
+        config,
+        corpus,
+        images,
+        None,
+        &mut crate::search::TermCache::default(),
+    )?;
+    let shared = Shared::new(config, corpus, theme, &prepared.facets);
+    let renderer = Renderer::new(config, corpus, theme, images, &prepared, &shared, options);
+    let jobs = renderer.jobs();
+    let finished = renderer.render(jobs.par_iter())?;
+    let mut outputs = Vec::with_capacity(finished.len() + 16);
+    let mut url_paths = Vec::with_capacity(finished.len());
+    let mut pages = Vec::new();
+    for f in finished {
+        url_paths.push(f.url_path);
+        outputs.push(f.output);
+        pages.extend(f.html);
     }
-    for (index, s) in corpus.sections.iter().enumerate() {
-        let per_page = s.paginate_by.unwrap_or(config.paginate_by);
-        let pages = s.pages.len().div_ceil(per_page).max(1);
-        for page in 1..=pages {
-            jobs.push(Job::Section { index, page });
+    outputs.extend(renderer.content_outputs(&url_paths)?);
+    outputs.extend(renderer.theme_outputs());
+    check_collisions(corpus, &mut outputs)?;
+    Ok(Rendering {
+        outputs,
+        pages,
+        url_paths,
+        search: prepared.search.stats.clone(),
+    })
+}
+
+/// Renders page jobs from prepared data.
+pub struct Renderer<'a> {
+    config: &'a Config,
+    corpus: &'a Corpus,
+    theme: &'a Theme,
+    images: &'a ImageSet,
+    prepared: &'a Prepared,
+    shared: &'a Shared,
+    options: RenderOptions,
+    views: ViewContext<'a>,
+}
+
+impl<'a> Renderer<'a> {
+    pub fn new(
+        config: &'a Config,
+        corpus: &'a Corpus,
+        theme: &'a Theme,
+        images: &'a ImageSet,
+        prepared: &'a Prepared,
+        shared: &'a Shared,
+        options: RenderOptions,
+    ) -> Self {
+        Renderer {
+            config,
+            corpus,
+            theme,
+            images,
+            prepared,
+            shared,
+            options,
+            views: ViewContext {
+                config,
+                corpus,
+                images,
+            },
         }
     }
-    for facet in facets.iter() {
-        jobs.push(Job::FacetIndex { facet });
-        for value in facet.values.iter().filter(|v| !v.pages.is_empty()) {
-            let pages = value.pages.len().div_ceil(config.paginate_by);
+
+    /// Every HTML page of the site, as a job.
+    pub fn jobs(&self) -> Vec<Job<'a>> {
+        let (config, corpus) = (self.config, self.corpus);
+        let mut jobs = Vec::new();
+        for i in 0..corpus.pages.len() {
+            jobs.push(Job::Page(i));
+        }
+        for (index, s) in corpus.sections.iter().enumerate() {
+            let per_page = s.paginate_by.unwrap_or(config.paginate_by);
+            let pages = s.pages.len().div_ceil(per_page).max(1);
             for page in 1..=pages {
-                jobs.push(Job::FacetValue { facet, value, page });
+                jobs.push(Job::Section { index, page });
             }
         }
-    }
-    jobs.push(Job::NotFound);
-    for lang in search_index.entries.keys() {
-        jobs.push(Job::Search { lang });
+        for facet in self.prepared.facets.iter() {
+            jobs.push(Job::FacetIndex { facet });
+            for value in facet.values.iter().filter(|v| !v.pages.is_empty()) {
+                let pages = value.pages.len().div_ceil(config.paginate_by);
+                for page in 1..=pages {
+                    jobs.push(Job::FacetValue { facet, value, page });
+                }
+            }
+        }
+        jobs.push(Job::NotFound);
+        for lang in self.prepared.search.entries.keys() {
+            jobs.push(Job::Search { lang });
+        }
+        jobs
     }
 
-    let base_path = config.base_path();
-    let finish = |page: HtmlPage| -> (Output, Option<HtmlPage>) {
-        let mode = if options.portable {
+    /// The template a job renders with.
+    pub fn template(&self, job: &Job) -> &'a str {
+        match job {
+            Job::Page(i) => {
+                let p = &self.corpus.pages[*i];
+                let default = if p.case.is_some() {
+                    "case.html"
+                } else {
+                    "page.html"
+                };
+                p.meta.template.as_deref().unwrap_or(default)
+            }
+            Job::Section { index, .. } => {
+                let s = &self.corpus.sections[*index];
+                let default = if s.dir.is_empty() {
+                    "index.html"
+                } else {
+                    "section.html"
+                };
+                s.meta.template.as_deref().unwrap_or(default)
+            }
+            Job::FacetIndex { .. } => "facet_index.html",
+            Job::FacetValue { .. } => "facet_value.html",
+            Job::NotFound => "404.html",
+            Job::Search { .. } => "search.html",
+        }
+    }
+
+    /// The language a job's page is in.
+    pub fn lang(&self, job: &Job<'a>) -> &'a str {
+        match job {
+            Job::Page(i) => &self.corpus.pages[*i].meta.lang,
+            Job::Section { index, .. } => &self.corpus.sections[*index].meta.lang,
+            Job::FacetIndex { facet } | Job::FacetValue { facet, .. } => &facet.lang,
+            Job::NotFound => &self.config.default_language,
+            Job::Search { lang } => lang,
+        }
+    }
+
+    /// The root-relative URL path a job's page is published at.
+    pub fn url_path(&self, job: &Job) -> String {
+        match job {
+            Job::Page(i) => self.corpus.pages[*i].meta.path.clone(),
+            Job::Section { index, page } => {
+                paginated_path(&self.corpus.sections[*index].meta.path, *page)
+            }
+            Job::FacetIndex { facet } => facet.path.clone(),
+            Job::FacetValue { value, page, .. } => paginated_path(&value.path, *page),
+            Job::NotFound => "/404.html".to_string(),
+            Job::Search { lang } => format!("{}search/", self.config.language_prefix(lang)),
+        }
+    }
+
+    /// Renders jobs in parallel; fails with every job's error.
+    fn render<'j>(&self, jobs: impl IntoParallelIterator<Item = &'j Job<'j>>) -> Result<Vec<Finished>>
+    where
+        'a: 'j,
+    {
+        let results: Vec<std::result::Result<Finished, Diagnostic>> =
+            jobs.into_par_iter().map(|job| self.render_one(job)).collect();
+        let mut diags = Diagnostics::default();
+        let mut finished = Vec::with_capacity(results.len());
+        for r in results {
+            match r {
+                Ok(f) => finished.push(f),
+                Err(d) => diags.push(d),
+            }
+        }
+        diags.finish(finished)
+    }
+
+    /// Renders the given jobs: (URL path, finished file) for each.
+    pub fn render_pages<'j>(&self, jobs: &[&'j Job<'j>]) -> Result<Vec<(String, Output)>>
+    where
+        'a: 'j,
+    {
+        Ok(self
+            .render(jobs.par_iter().copied())?
+            .into_iter()
+            .map(|f| (f.url_path, f.output))
+            .collect())
+    }
+
+    /// Renders one job, then rewrites its links and minifies it, so only the finished bytes
+    /// of each page stay in memory.
+    fn render_one(&self, job: &Job) -> std::result::Result<Finished, Diagnostic> {
+        let (config, corpus, prepared, views) =
+            (self.config, self.corpus, self.prepared, &self.views);
+        let shared = self.shared;
+        let template = self.template(job);
+        let url_path = self.url_path(job);
+        let lang = self.lang(job);
+        let (source, mut ctx) = match job {
+            Job::Page(i) => {
+                let p = &corpus.pages[*i];
+                let mut ctx = shared.context(lang, &url_path, &views.translations(&p.meta));
+                ctx.insert("page", &views.page(&p.meta, &prepared.page_md[*i], Some(p)));
+                let s = &corpus.sections[p.section];
+                ctx.insert(
+                    "section",
+                    &views.item(&s.meta, &prepared.section_md[p.section], None),
+                );
+                (p.meta.source.clone(), ctx)
+            }
+            Job::Section { index, page } => {
+                let s = &corpus.sections[*index];
+                let translations = if *page == 1 {
+                    views.translations(&s.meta)
+                } else {
+                    Vec::new()
+                };
+                let mut ctx = shared.context(lang, &url_path, &translations);
+                let mut view = Value::from_serializable(&views.page(
+                    &s.meta,
+                    &prepared.section_md[*index],
+                    None,
+                ));
+                let subsections: Vec<Value> = s
+                    .subsections
+                    .iter()
+                    .map(|&i| prepared.section_items[i].clone())
+                    .collect();
+                if let Some(map) = view.as_map().cloned() {
+                    let mut map = map;
+                    map.insert("subsections".into(), Value::from(subsections));
+                    map.insert(
+                        "is_case_collection".into(),
+                        Value::from(s.is_case_collection),
+                    );
+                    map.insert("page_count".into(), Value::from(s.pages.len()));
+                    view = Value::from(map);
+                }
+                ctx.insert_value("section", view);
+                let per_page = s.paginate_by.unwrap_or(config.paginate_by);
+                ctx.insert_value(
+                    "paginator",
+                    paginator(
+                        &s.meta.path,
+                        &s.pages,
+                        &prepared.items,
+                        &prepared.synthetic,
+                        per_page,
+                        *page,
+                    ),
+                );
+                (s.meta.source.clone(), ctx)
+            }
+            Job::FacetIndex { facet } => {
+                let translations =
+                    facet_translations(config, &prepared.facets, facet, &facet.path);
+                let mut ctx = shared.context(lang, &url_path, &translations);
+                ctx.insert("facet", facet);
+                (facet.source.clone(), ctx)
+            }
+            Job::FacetValue { facet, value, page } => {
+                let translations = facet_translations(config, &prepared.facets, facet, &url_path);
+                let mut ctx = shared.context(lang, &url_path, &translations);
+                ctx.insert("facet", facet);
+                ctx.insert("value", value);
+                ctx.insert_value(
+                    "paginator",
+                    paginator(
+                        &value.path,
+                        &value.pages,
+                        &prepared.items,
+                        &prepared.synthetic,
+                        config.paginate_by,
+                        *page,
+                    ),
+                );
+                (facet.source.clone(), ctx)
+            }
+            Job::NotFound => (PathBuf::from("404.html"), shared.context(lang, &url_path, &[])),
+            Job::Search { lang } => {
+                let translations: Vec<views::Link> = prepared
+                    .search
+                    .entries
+                    .keys()
+                    .filter(|l| l != lang)
+                    .map(|l| {
+                        views::Link::new(
+                            config,
+                            l,
+                            &format!("{}search/", config.language_prefix(l)),
+                        )
+                    })
+                    .collect();
+                let mut ctx = shared.context(lang, &url_path, &translations);
+                // Only the search page names the index: every other page links the search
+                // page alone, so a new index does not change them.
+                ctx.insert(
+                    "search",
+                    &serde_json::json!({
+                        "path": url_path,
+                        "index": prepared.search.entries[*lang],
+                    }),
+                );
+                ctx.insert("portable", &self.options.portable);
+                (PathBuf::from("search.html"), ctx)
+            }
+        };
+        ctx.insert("template", template);
+        let page = render_template(self.theme, template, &ctx, &source, &url_path)?;
+        let mode = if self.options.portable {
             // Opened from disk there is no server to show 404.html at other paths.
             LinkMode::Portable
         } else if page.url_path == "/404.html" {
-            LinkMode::Absolute(&base_path)
+            LinkMode::Absolute(&shared.base_path)
         } else {
             LinkMode::Relative
         };
@@ -173,187 +496,48 @@ pub fn site(
         } else {
             html.into_bytes()
         };
-        let out = Output::bytes(output::file_for_url(&page.url_path), bytes);
-        (out, options.keep_html.then_some(page))
-    };
-    // Render, rewrite links and minify in one pass per page, so only the finished bytes of
-    // each page stay in memory.
-    let results: Vec<std::result::Result<Finished, Diagnostic>> = jobs
-        .par_iter()
-        .map(|job| {
-            let (template, url_path, source, mut ctx) = match job {
-                Job::Page(i) => {
-                    let p = &corpus.pages[*i];
-                    let default = if p.case.is_some() {
-                        "case.html"
-                    } else {
-                        "page.html"
-                    };
-                    let template = p.meta.template.as_deref().unwrap_or(default);
-                    let mut ctx =
-                        shared.context(&p.meta.lang, &p.meta.path, &views.translations(&p.meta));
-                    ctx.insert("page", &views.page(&p.meta, &page_md[*i], Some(p)));
-                    let s = &corpus.sections[p.section];
-                    ctx.insert(
-                        "section",
-                        &views.item(&s.meta, &section_md[p.section], None),
-                    );
-                    (template, p.meta.path.clone(), p.meta.source.clone(), ctx)
-                }
-                Job::Section { index, page } => {
-                    let s = &corpus.sections[*index];
-                    let default = if s.dir.is_empty() {
-                        "index.html"
-                    } else {
-                        "section.html"
-                    };
-                    let template = s.meta.template.as_deref().unwrap_or(default);
-                    let path = paginated_path(&s.meta.path, *page);
-                    let translations = if *page == 1 {
-                        views.translations(&s.meta)
-                    } else {
-                        Vec::new()
-                    };
-                    let mut ctx = shared.context(&s.meta.lang, &path, &translations);
-                    let mut view =
-                        Value::from_serializable(&views.page(&s.meta, &section_md[*index], None));
-                    let subsections: Vec<Value> = s
-                        .subsections
-                        .iter()
-                        .map(|&i| section_items[i].clone())
-                        .collect();
-                    if let Some(map) = view.as_map().cloned() {
-                        let mut map = map;
-                        map.insert("subsections".into(), Value::from(subsections));
-                        map.insert(
-                            "is_case_collection".into(),
-                            Value::from(s.is_case_collection),
-                        );
-                        map.insert("page_count".into(), Value::from(s.pages.len()));
-                        view = Value::from(map);
-                    }
-                    ctx.insert_value("section", view);
-                    let per_page = s.paginate_by.unwrap_or(config.paginate_by);
-                    ctx.insert_value(
-                        "paginator",
-                        paginator(&s.meta.path, &s.pages, &items, &synthetic, per_page, *page),
-                    );
-                    (template, path, s.meta.source.clone(), ctx)
-                }
-                Job::FacetIndex { facet } => {
-                    let translations = facet_translations(config, &facets, facet, &facet.path);
-                    let mut ctx = shared.context(&facet.lang, &facet.path, &translations);
-                    ctx.insert("facet", facet);
-                    (
-                        "facet_index.html",
-                        facet.path.clone(),
-                        facet.source.clone(),
-                        ctx,
-                    )
-                }
-                Job::FacetValue { facet, value, page } => {
-                    let path = paginated_path(&value.path, *page);
-                    let translations = facet_translations(config, &facets, facet, &path);
-                    let mut ctx = shared.context(&facet.lang, &path, &translations);
-                    ctx.insert("facet", facet);
-                    ctx.insert("value", value);
-                    ctx.insert_value(
-                        "paginator",
-                        paginator(
-                            &value.path,
-                            &value.pages,
-                            &items,
-                            &synthetic,
-                            config.paginate_by,
-                            *page,
-                        ),
-                    );
-                    ("facet_value.html", path, facet.source.clone(), ctx)
-                }
-                Job::NotFound => {
-                    let lang = &config.default_language;
-                    let ctx = shared.context(lang, "/404.html", &[]);
-                    (
-                        "404.html",
-                        "/404.html".to_string(),
-                        PathBuf::from("404.html"),
-                        ctx,
-                    )
-                }
-                Job::Search { lang } => {
-                    let path = format!("{}search/", config.language_prefix(lang));
-                    let translations: Vec<views::Link> = search_index
-                        .entries
-                        .keys()
-                        .filter(|l| l != lang)
-                        .map(|l| {
-                            views::Link::new(
-                                config,
-                                l,
-                                &format!("{}search/", config.language_prefix(l)),
-                            )
-                        })
-                        .collect();
-                    let mut ctx = shared.context(lang, &path, &translations);
-                    ctx.insert("portable", &options.portable);
-                    ("search.html", path, PathBuf::from("search.html"), ctx)
-                }
-            };
-            ctx.insert("template", template);
-            let page = render_template(theme, template, &ctx, &source, &url_path)?;
-            let (out, kept) = finish(page);
-            Ok(Finished {
-                url_path,
-                output: out,
-                html: kept,
-            })
+        Ok(Finished {
+            url_path,
+            output: Output::bytes(output::file_for_url(&page.url_path), bytes),
+            html: self.options.keep_html.then_some(page),
         })
-        .collect();
+    }
 
-    let mut diags = Diagnostics::default();
-    let mut outputs = Vec::with_capacity(results.len() + 16);
-    let mut url_paths = Vec::with_capacity(results.len());
-    let mut pages = Vec::new();
-    for r in results {
-        match r {
-            Ok(f) => {
-                url_paths.push(f.url_path);
-                outputs.push(f.output);
-                pages.extend(f.html);
-            }
-            Err(d) => diags.push(d),
+    /// Every output that depends on the content but is not a page: feeds, the sitemap,
+    /// the data export, the search index, derived images and copied attachments.
+    pub fn content_outputs(&self, url_paths: &[String]) -> Result<Vec<Output>> {
+        let (config, corpus) = (self.config, self.corpus);
+        let mut outputs = Vec::new();
+        outputs.extend(feeds::sitemap(config, corpus, url_paths));
+        outputs.push(feeds::robots(config));
+        outputs.extend(feeds::atom(config, corpus, &self.prepared.page_md));
+        outputs.extend(export::cases(config, corpus)?);
+        outputs.extend(self.prepared.search.outputs.iter().cloned());
+        outputs.extend(self.images.outputs());
+        for asset in &corpus.assets {
+            outputs.push(Output {
+                path: asset.output.clone(),
+                data: Data::Copy(asset.source.clone()),
+            });
         }
+        Ok(outputs)
     }
-    diags.finish(())?;
 
-    outputs.extend(feeds::sitemap(config, corpus, &url_paths));
-    outputs.push(feeds::robots(config));
-    outputs.extend(feeds::atom(config, corpus, &page_md));
-    outputs.extend(export::cases(config, corpus)?);
-    let search_stats = search_index.stats.clone();
-    outputs.extend(search_index.outputs);
-    for (path, bytes) in &theme.static_files {
-        let bytes = if config.minify && path.ends_with(".js") {
-            output::minify_js(bytes)
-        } else {
-            bytes.clone()
-        };
-        outputs.push(Output::bytes(path.clone(), bytes));
+    /// The theme's and site's static files, scripts minified.
+    pub fn theme_outputs(&self) -> Vec<Output> {
+        self.theme
+            .static_files
+            .par_iter()
+            .map(|(path, bytes)| {
+                let bytes = if self.config.minify && path.ends_with(".js") {
+                    output::minify_js(bytes)
+                } else {
+                    bytes.clone()
+                };
+                Output::bytes(path.clone(), bytes)
+            })
+            .collect()
     }
-    outputs.extend(images.outputs());
-    for asset in &corpus.assets {
-        outputs.push(Output {
-            path: asset.output.clone(),
-            data: Data::Copy(asset.source.clone()),
-        });
-    }
-    check_collisions(corpus, &mut outputs)?;
-    Ok(Rendering {
-        outputs,
-        pages,
-        url_paths,
-        search: search_stats,
-    })
 }
 
 /// The same facet page in the other languages that have a case section.
@@ -376,7 +560,7 @@ fn facet_translations(
 }
 
 /// Two sources writing the same file would silently lose one of them.
-fn check_collisions(corpus: &Corpus, outputs: &mut [Output]) -> Result<()> {
+pub fn check_collisions(corpus: &Corpus, outputs: &mut [Output]) -> Result<()> {
     outputs.sort_by(|a, b| a.path.cmp(&b.path));
     let mut diags = Diagnostics::default();
     for pair in outputs.windows(2) {
@@ -500,14 +684,19 @@ fn paginator(
 /// Every broken `@/` link of the corpus; used when loading failed, so link errors are
 /// reported together with the content errors.
 pub fn markdown_link_errors(config: &Config, corpus: &Corpus) -> Vec<Diagnostic> {
-    match render_markdown(config, corpus) {
+    match render_markdown(config, corpus, None) {
         Ok(_) => Vec::new(),
         Err(e) => e.diagnostics().to_vec(),
     }
 }
 
-/// Markdown of every section and page, in parallel, with all broken links collected.
-fn render_markdown(config: &Config, corpus: &Corpus) -> Result<(Vec<Rendered>, Vec<Rendered>)> {
+/// Markdown of every section and page, in parallel, with all broken links collected; pages
+/// that `reuse` knows unchanged are taken from it.
+fn render_markdown(
+    config: &Config,
+    corpus: &Corpus,
+    reuse: Option<&Reuse>,
+) -> Result<(Vec<Rendered>, Vec<Rendered>)> {
     let one = |meta: &Meta| {
         let mut diags = Vec::new();
         let resolve = |target: &str| {
@@ -528,7 +717,15 @@ fn render_markdown(config: &Config, corpus: &Corpus) -> Result<(Vec<Rendered>, V
         (rendered, diags)
     };
     let sections: Vec<_> = corpus.sections.par_iter().map(|s| one(&s.meta)).collect();
-    let pages: Vec<_> = corpus.pages.par_iter().map(|p| one(&p.meta)).collect();
+    let pages: Vec<_> = corpus
+        .pages
+        .par_iter()
+        .enumerate()
+        .map(|(i, p)| match reuse {
+            Some(reuse) if reuse.unchanged(i) => (reuse.prepared.page_md[i].clone(), Vec::new()),
+            _ => one(&p.meta),
+        })
+        .collect();
     let mut diags = Diagnostics::default();
     let mut split = |v: Vec<(Rendered, Vec<Diagnostic>)>| {
         v.into_iter()
@@ -544,8 +741,10 @@ fn render_markdown(config: &Config, corpus: &Corpus) -> Result<(Vec<Rendered>, V
 }
 
 /// Context values shared by every page of a language, serialised once.
-struct Shared {
+pub struct Shared {
     base_url: String,
+    /// Where 404.html links point: it is served at any URL.
+    base_path: String,
     site: Value,
     per_lang: BTreeMap<String, LangShared>,
 }
@@ -558,7 +757,7 @@ struct LangShared {
     feed: String,
     cases: Value,
     facets: Value,
-    /// The search page and its index, when search is on.
+    /// The search page, when search is on.
     search: Value,
 }
 
@@ -569,12 +768,11 @@ struct NavEntry<'a> {
 }
 
 impl Shared {
-    fn new(
+    pub fn new(
         config: &Config,
         corpus: &Corpus,
         theme: &Theme,
         facets: &[Facet],
-        search: &BTreeMap<String, String>,
     ) -> Shared {
         let site = Value::from_serializable(&serde_json::json!({
             "title": config.title,
@@ -634,10 +832,9 @@ impl Shared {
                     feed: format!("{}atom.xml", config.language_prefix(&lang.code)),
                     cases: Value::from_serializable(&cases),
                     facets: Value::from_serializable(&lang_facets),
-                    search: Value::from_serializable(&search.get(&lang.code).map(|index| {
+                    search: Value::from_serializable(&config.search.enabled.then(|| {
                         serde_json::json!({
                             "path": format!("{}search/", config.language_prefix(&lang.code)),
-                            "index": index,
                         })
                     })),
                 },
@@ -645,6 +842,7 @@ impl Shared {
         }
         Shared {
             base_url: config.base_url.clone(),
+            base_path: config.base_path(),
             site,
             per_lang,
         }

@@ -22,6 +22,7 @@ pub mod encode;
 pub mod normalize;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
@@ -114,17 +115,70 @@ pub struct Stats {
 }
 
 pub fn build(config: &SearchConfig, inputs: &[LangInput]) -> SearchIndex {
+    build_with(config, inputs, None)
+}
+
+/// Each document's terms from earlier builds (`casebook serve`), keyed by a hash of the
+/// document's searchable text, so a rebuild tokenizes only the documents that changed.
+#[derive(Default)]
+pub struct TermCache {
+    docs: HashMap<u64, Arc<DocTerms>>,
+}
+
+/// `build`, reusing and refreshing `cache`.
+pub fn build_cached(
+    config: &SearchConfig,
+    inputs: &[LangInput],
+    cache: &mut TermCache,
+) -> SearchIndex {
+    build_with(config, inputs, Some(cache))
+}
+
+fn build_with(
+    config: &SearchConfig,
+    inputs: &[LangInput],
+    mut cache: Option<&mut TermCache>,
+) -> SearchIndex {
     let started = Instant::now();
     let mut index = SearchIndex::default();
     if !config.enabled {
         return index;
     }
+    let mut seen = Vec::new();
     for input in inputs {
-        let lang = build_language(config, input, &mut index.stats);
+        let per_doc: Vec<Arc<DocTerms>> = match cache.as_deref() {
+            None => input
+                .docs
+                .par_iter()
+                .map(|d| Arc::new(doc_terms(d)))
+                .collect(),
+            Some(cache) => {
+                let keyed: Vec<(u64, Arc<DocTerms>)> = input
+                    .docs
+                    .par_iter()
+                    .map(|d| {
+                        let key = text_hash(d);
+                        let terms = cache
+                            .docs
+                            .get(&key)
+                            .cloned()
+                            .unwrap_or_else(|| Arc::new(doc_terms(d)));
+                        (key, terms)
+                    })
+                    .collect();
+                seen.extend(keyed.iter().cloned());
+                keyed.into_iter().map(|(_, t)| t).collect()
+            }
+        };
+        let lang = build_language(config, input, &per_doc, &mut index.stats);
         index
             .entries
             .insert(input.lang.clone(), format!("/{}", lang.meta_path));
         index.outputs.extend(lang.files);
+    }
+    if let Some(cache) = cache.as_deref_mut() {
+        // Keep exactly the documents of this build, so the cache does not grow with edits.
+        cache.docs = seen.into_iter().collect();
     }
     index.stats.files = index.outputs.len();
     index.stats.bytes = index
@@ -145,6 +199,14 @@ struct LangFiles {
 struct DocTerms {
     terms: Vec<(String, [u16; 4])>,
     lens: [u32; 4],
+}
+
+/// A hash of everything `doc_terms` reads.
+fn text_hash(doc: &Doc) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (&doc.title, &doc.identifiers, &doc.fields, &doc.text).hash(&mut h);
+    h.finish()
 }
 
 fn doc_terms(doc: &Doc) -> DocTerms {
@@ -180,7 +242,12 @@ fn js_order(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -> LangFiles {
+fn build_language(
+    config: &SearchConfig,
+    input: &LangInput,
+    per_doc: &[Arc<DocTerms>],
+    stats: &mut Stats,
+) -> LangFiles {
     let dir = format!("search/{}/", input.lang);
     let mut files = Vec::new();
     // Adds a file under `dir` and returns its (hashed) file name.
@@ -192,7 +259,6 @@ fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -
     let n = input.docs.len();
 
     // Terms and postings.
-    let per_doc: Vec<DocTerms> = input.docs.par_iter().map(doc_terms).collect();
     let mut vocabulary: HashMap<&str, usize> = HashMap::new();
     let mut postings: Vec<Vec<(u32, [u16; 4])>> = Vec::new();
     let mut words: Vec<&str> = Vec::new();
@@ -207,7 +273,7 @@ fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -
         }
     }
     let mut avg = [0f64; 4];
-    for dt in &per_doc {
+    for dt in per_doc {
         for (a, l) in avg.iter_mut().zip(dt.lens) {
             *a += f64::from(l);
         }
@@ -218,7 +284,7 @@ fn build_language(config: &SearchConfig, input: &LangInput, stats: &mut Stats) -
     let weights = weight_array(config.weights);
     let encoded: Vec<String> = postings
         .par_iter()
-        .map(|list| encode_postings(list, &per_doc, &avg, &weights, n))
+        .map(|list| encode_postings(list, per_doc, &avg, &weights, n))
         .collect();
     stats.terms += words.len();
     stats.postings += postings.iter().map(Vec::len).sum::<usize>();
@@ -320,7 +386,7 @@ fn weight_array(w: SearchWeights) -> [f64; 4] {
 /// BM25F: field-weighted, length-normalised term frequency, then BM25 saturation and IDF.
 fn encode_postings(
     list: &[(u32, [u16; 4])],
-    docs: &[DocTerms],
+    docs: &[Arc<DocTerms>],
     avg: &[f64; 4],
     weights: &[f64; 4],
     n: usize,

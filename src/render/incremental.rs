@@ -1,0 +1,260 @@
+//! Which pages a change affects, for `casebook serve`'s rebuilds.
+//!
+//! Two loads of the site are compared: if the set of pages, their URLs and sections stayed
+//! the same, only the pages whose sources (or photographs) changed are marked, and a page
+//! job is re-rendered when anything its context is made of changed: its page, its section,
+//! the slice of a list it shows, its facet, its templates (with everything they extend or
+//! include) or a shared value that one of those templates uses. Anything else (a page
+//! added, removed or moved; the configuration) re-renders everything. The serve tests
+//! compare rebuilt sites with full builds to keep these rules honest.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::{Job, Prepared, Renderer, Shared};
+use crate::content::Corpus;
+use crate::images::ImageSet;
+use crate::theme::Theme;
+
+/// Which pages changed between two loads of the same structure; `None` when the structure
+/// itself changed (pages added, removed or moved, sections changed shape).
+pub fn changed_pages(
+    old: &Corpus,
+    new: &Corpus,
+    old_images: &ImageSet,
+    new_images: &ImageSet,
+) -> Option<Vec<bool>> {
+    let same_sections = old.sections.len() == new.sections.len()
+        && old.sections.iter().zip(&new.sections).all(|(a, b)| {
+            a.meta.path == b.meta.path
+                && a.meta.source == b.meta.source
+                && a.dir == b.dir
+                && a.subsections == b.subsections
+                && a.is_case_collection == b.is_case_collection
+                && a.paginate_by == b.paginate_by
+        });
+    let same_pages = old.pages.len() == new.pages.len()
+        && old.pages.iter().zip(&new.pages).all(|(a, b)| {
+            a.meta.path == b.meta.path
+                && a.meta.source == b.meta.source
+                && a.meta.key == b.meta.key
+                && a.section == b.section
+        });
+    if !same_sections || !same_pages || old.assets != new.assets {
+        return None;
+    }
+    Some(
+        old.pages
+            .iter()
+            .zip(&new.pages)
+            .map(|(a, b)| {
+                a != b
+                    || b
+                        .meta
+                        .photos
+                        .iter()
+                        .any(|spec| old_images.get(spec) != new_images.get(spec))
+            })
+            .collect(),
+    )
+}
+
+/// What changed between the previous build and this one.
+pub struct Delta {
+    changed_pages: Vec<bool>,
+    changed_sections: Vec<bool>,
+    /// Each section's pages in the previous build, in display order.
+    old_section_pages: Vec<Vec<usize>>,
+    /// The previous build's facets by (language, name).
+    old_facets: HashMap<(String, String), super::Facet>,
+    old_search: std::collections::BTreeMap<String, String>,
+    /// Page templates whose own source, or that of a template they use, changed.
+    changed_templates: BTreeSet<String>,
+    /// Per language, which shared context values changed (`nav`, `facets`, ...).
+    changed_shared: HashMap<String, Vec<&'static str>>,
+    /// Template -> the shared values its sources mention.
+    uses: HashMap<String, Vec<&'static str>>,
+}
+
+/// Shared context values a template may use, with the word that shows it does.
+const SHARED: &[&str] = &["nav", "cases", "facets", "t", "site", "search"];
+
+impl Delta {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        old_corpus: &Corpus,
+        new_corpus: &Corpus,
+        old: &Prepared,
+        new: &Prepared,
+        old_shared: &Shared,
+        new_shared: &Shared,
+        old_theme: &Theme,
+        new_theme: &Theme,
+        changed_pages: Vec<bool>,
+    ) -> Delta {
+        let changed_sections = old_corpus
+            .sections
+            .iter()
+            .zip(&new_corpus.sections)
+            .zip(old.section_md.iter().zip(&new.section_md))
+            .map(|((a, b), (ma, mb))| a.meta != b.meta || ma.html != mb.html)
+            .collect();
+        let mut changed_templates = BTreeSet::new();
+        let mut uses = HashMap::new();
+        for name in new_theme.templates.keys() {
+            let closure = new_theme.template_closure(name);
+            if closure != old_theme.template_closure(name)
+                || closure
+                    .iter()
+                    .any(|t| old_theme.templates.get(t) != new_theme.templates.get(t))
+            {
+                changed_templates.insert(name.clone());
+            }
+            let used: Vec<&'static str> = SHARED
+                .iter()
+                .copied()
+                .filter(|var| {
+                    closure
+                        .iter()
+                        .any(|t| mentions(&new_theme.templates[t], var))
+                })
+                .collect();
+            uses.insert(name.clone(), used);
+        }
+        let mut changed_shared = HashMap::new();
+        for (lang, new_lang) in &new_shared.per_lang {
+            let Some(old_lang) = old_shared.per_lang.get(lang) else {
+                changed_shared.insert(lang.clone(), SHARED.to_vec());
+                continue;
+            };
+            let mut changed = Vec::new();
+            if old_lang.nav != new_lang.nav {
+                changed.push("nav");
+            }
+            if old_lang.cases != new_lang.cases {
+                changed.push("cases");
+            }
+            if old_lang.facets != new_lang.facets {
+                changed.push("facets");
+            }
+            if old_lang.strings != new_lang.strings {
+                changed.push("t");
+            }
+            if old_lang.search != new_lang.search {
+                changed.push("search");
+            }
+            if old_shared.site != new_shared.site {
+                changed.push("site");
+            }
+            changed_shared.insert(lang.clone(), changed);
+        }
+        Delta {
+            changed_pages,
+            changed_sections,
+            old_section_pages: old_corpus
+                .sections
+                .iter()
+                .map(|s| s.pages.clone())
+                .collect(),
+            old_facets: old
+                .facets
+                .iter()
+                .map(|f| ((f.lang.clone(), f.name.clone()), f.clone()))
+                .collect(),
+            old_search: old.search.entries.clone(),
+            changed_templates,
+            changed_shared,
+            uses,
+        }
+    }
+
+    /// Whether a page job's output may differ from the previous build's.
+    pub fn dirty(&self, renderer: &Renderer, job: &Job) -> bool {
+        let template = renderer.template(job);
+        if self.changed_templates.contains(template) {
+            return true;
+        }
+        // A template that is not in the theme fails to render: let it report that.
+        let Some(uses) = self.uses.get(template) else {
+            return true;
+        };
+        let lang = renderer.lang(job);
+        let shared = self.changed_shared.get(lang).map_or(&[][..], Vec::as_slice);
+        if shared.iter().any(|var| uses.contains(var)) {
+            return true;
+        }
+        let corpus = renderer.corpus;
+        match job {
+            Job::Page(i) => {
+                self.changed_pages[*i] || self.changed_sections[corpus.pages[*i].section]
+            }
+            Job::Section { index, page } => {
+                let s = &corpus.sections[*index];
+                let per_page = s.paginate_by.unwrap_or(renderer.config.paginate_by);
+                self.changed_sections[*index]
+                    || s.subsections.iter().any(|&i| self.changed_sections[i])
+                    || self.slice_changed(&self.old_section_pages[*index], &s.pages, per_page, *page)
+            }
+            Job::FacetIndex { facet } => self.facet_changed(facet),
+            Job::FacetValue { facet, value, page } => {
+                let old = self
+                    .old_facets
+                    .get(&(facet.lang.clone(), facet.name.clone()))
+                    .and_then(|f| f.values.iter().find(|v| v.value == value.value));
+                match old {
+                    Some(old) => {
+                        self.facet_changed(facet)
+                            || self.slice_changed(
+                                &old.pages,
+                                &value.pages,
+                                renderer.config.paginate_by,
+                                *page,
+                            )
+                    }
+                    None => true,
+                }
+            }
+            Job::NotFound => false,
+            Job::Search { lang } => self.old_search.get(*lang) != renderer.prepared.search.entries.get(*lang),
+        }
+    }
+
+    /// Whether the page `page` of a list shows other items than before, or changed items.
+    fn slice_changed(&self, old: &[usize], new: &[usize], per_page: usize, page: usize) -> bool {
+        let range = |len: usize| ((page - 1) * per_page).min(len)..(page * per_page).min(len);
+        old.len() != new.len()
+            || old[range(old.len())] != new[range(new.len())]
+            || new[range(new.len())].iter().any(|&i| self.changed_pages[i])
+    }
+
+    /// Whether any value, count or page list of a facet changed. Facet pages show the whole
+    /// facet (the other values and their counts), so any change re-renders all of them.
+    fn facet_changed(&self, facet: &super::Facet) -> bool {
+        self.old_facets
+            .get(&(facet.lang.clone(), facet.name.clone()))
+            .is_none_or(|old| old != facet)
+    }
+}
+
+/// Whether a template's source mentions `var` as a whole word.
+fn mentions(source: &str, var: &str) -> bool {
+    source.match_indices(var).any(|(i, _)| {
+        let before = source[..i].chars().next_back();
+        let after = source[i + var.len()..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !word(before) && !word(after) && before != Some('.')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentions;
+
+    #[test]
+    fn mentions_whole_words_only() {
+        assert!(mentions("{% for f in facets %}", "facets"));
+        assert!(mentions("{{ t.title }}", "t"));
+        assert!(!mentions("{{ page.facets }}", "facets"));
+        assert!(!mentions("{{ item.nav_title }}", "nav"));
+        assert!(!mentions("{{ content }}", "t"));
+    }
+}
