@@ -15,6 +15,7 @@ pub mod markdown;
 pub mod output;
 pub mod render;
 pub mod search;
+pub mod serve;
 pub mod theme;
 
 use std::path::PathBuf;
@@ -51,20 +52,20 @@ pub struct BuildReport {
 
 /// Times stages of a run.
 #[derive(Debug, Default)]
-struct Stopwatch {
+pub(crate) struct Stopwatch {
     last: Option<Instant>,
-    laps: Vec<(&'static str, Duration)>,
+    pub(crate) laps: Vec<(&'static str, Duration)>,
 }
 
 impl Stopwatch {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Stopwatch {
             last: Some(Instant::now()),
             laps: Vec::new(),
         }
     }
 
-    fn lap(&mut self, stage: &'static str) {
+    pub(crate) fn lap(&mut self, stage: &'static str) {
         let now = Instant::now();
         if let Some(last) = self.last.replace(now) {
             self.laps.push((stage, now - last));

@@ -52,6 +52,27 @@ enum Command {
         #[arg(default_value = "public")]
         dir: PathBuf,
     },
+    /// Build the site in memory, serve it on this machine and rebuild and reload on every change.
+    Serve {
+        /// The site folder (holding casebook.toml).
+        #[arg(long, default_value = ".", value_name = "DIR")]
+        root: PathBuf,
+        /// The port to listen on (0: any free port).
+        #[arg(long, short, default_value_t = 1111)]
+        port: u16,
+        /// The address to listen on. Anything but loopback shows unpublished content to the network.
+        #[arg(long, default_value = "127.0.0.1", value_name = "ADDRESS")]
+        bind: std::net::IpAddr,
+        /// Open the site in the default browser.
+        #[arg(long)]
+        open: bool,
+        /// Include pages marked draft = true.
+        #[arg(long)]
+        drafts: bool,
+        /// Print how long each step of every rebuild took.
+        #[arg(long)]
+        timings: bool,
+    },
     /// Create a minimal working site in DIR.
     Init {
         /// The folder to create the site in.
@@ -72,6 +93,82 @@ struct SiteArgs {
     timings: bool,
 }
 
+/// Runs the preview server until Ctrl-C.
+fn serve(
+    options: &casebook::serve::ServeOptions,
+    open: bool,
+    timings: bool,
+) -> Result<String, Error> {
+    use casebook::serve::Report;
+    if !options.bind.is_loopback() {
+        eprintln!(
+            "warning: listening on {}: anyone who can reach this machine can see the site, \
+             including drafts and unpublished (possibly unredacted) content",
+            options.bind
+        );
+    }
+    let print_timings = move |u: &casebook::serve::Update| {
+        if timings {
+            for (step, took) in &u.timings {
+                eprintln!("  {step:<14} {:>9.1} ms", took.as_secs_f64() * 1000.0);
+            }
+        }
+    };
+    let server = casebook::serve::start(options, move |report| match report {
+        Report::Rebuilt(u) => {
+            print_timings(&u);
+            eprintln!(
+                "rebuilt in {:.0} ms: {} of {} pages rendered, {} files changed{}",
+                u.took.as_secs_f64() * 1000.0,
+                u.rendered,
+                u.pages,
+                u.changed.len(),
+                if u.full { " (full rebuild)" } else { "" }
+            )
+        }
+        Report::Finished(u) => {
+            print_timings(&u);
+            eprintln!(
+                "  then search index, feeds, data export and manifest in {:.0} ms ({} files changed)",
+                u.took.as_secs_f64() * 1000.0,
+                u.changed.len()
+            )
+        }
+        Report::Failed(diagnostics) => {
+            eprintln!("{}", Error::Diagnostics(diagnostics));
+            eprintln!("the browser shows these problems until the next good build");
+        }
+    })?;
+    match &server.first {
+        Ok(u) => {
+            print_timings(u);
+            eprintln!(
+                "built {} pages in {:.0} ms",
+                u.pages,
+                u.took.as_secs_f64() * 1000.0
+            )
+        }
+        Err(diagnostics) => {
+            eprintln!("{}", Error::Diagnostics(diagnostics.clone()));
+            eprintln!("the browser shows these problems until the next good build");
+        }
+    }
+    println!("serving {} (Ctrl-C stops)", server.url);
+    if open {
+        if let Err(e) = opener::open(&server.url) {
+            eprintln!("warning: could not open a browser: {e}");
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io(std::path::Path::new("runtime"), e))?;
+    let _ = runtime.block_on(tokio::signal::ctrl_c());
+    let url = server.url.clone();
+    server.stop();
+    Ok(format!("stopped serving {url}"))
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -87,7 +184,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     let show_timings = match &cli.command {
         Command::Build { site, .. } | Command::Check { site } => site.timings,
-        Command::Init { .. } | Command::Verify { .. } => false,
+        Command::Init { .. } | Command::Verify { .. } | Command::Serve { .. } => false,
     };
     let print_timings = |r: &casebook::BuildReport| {
         if show_timings {
@@ -141,6 +238,23 @@ fn main() -> ExitCode {
                 dir.display()
             )
         }),
+        Command::Serve {
+            root,
+            port,
+            bind,
+            open,
+            drafts,
+            timings,
+        } => serve(
+            &casebook::serve::ServeOptions {
+                root,
+                bind,
+                port,
+                drafts,
+            },
+            open,
+            timings,
+        ),
         Command::Init { dir } => casebook::init::init(&dir).map(|files| {
             format!(
                 "created a site in {} ({} files); build it with: casebook build --root {}",

@@ -183,12 +183,16 @@ pub fn load_partial(config: &Config, drafts: bool) -> Result<(Corpus, Vec<Diagno
 type ParseResult = std::result::Result<Parsed, Vec<Diagnostic>>;
 
 /// Content files parsed by earlier loads (`casebook serve`), so a rebuild re-parses only the
-/// files that changed. An entry is reused while the file's size and modification time are
-/// unchanged; the watcher also forgets every path it saw change, whatever the timestamps say.
-/// Parsing depends on the configuration: clear the cache when it changes.
+/// files that changed and lists only the folders that changed. An entry is reused while the
+/// file's size and modification time are unchanged; the watcher also reports every path it
+/// saw change (`forget`), whatever the timestamps say. Parsing depends on the
+/// configuration: clear the cache when it changes.
 #[derive(Default)]
 pub struct ParseCache {
     files: HashMap<PathBuf, (FileStamp, ParseResult)>,
+    listing: Option<Listing>,
+    /// Paths (relative to `content/`) reported changed since the listing was made.
+    touched: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -197,24 +201,94 @@ struct FileStamp {
     modified: Option<std::time::SystemTime>,
 }
 
+/// The files below `content/`, in the walk's order (by path, component by component).
+#[derive(Clone, Default)]
+struct Listing {
+    markdown: Vec<(PathBuf, Option<FileStamp>)>,
+    other: Vec<PathBuf>,
+}
+
 impl ParseCache {
-    /// Forgets a file (a path relative to `content/`, or any path ending in one).
-    pub fn forget(&mut self, path: &Path) {
-        self.files.retain(|rel, _| !path.ends_with(rel));
+    /// Forgets a changed, added or removed file or folder (relative to `content/`).
+    pub fn forget(&mut self, rel: &Path) {
+        self.files.retain(|path, _| !path.starts_with(rel));
+        self.touched.push(rel.to_path_buf());
     }
 
     pub fn clear(&mut self) {
-        self.files.clear();
+        *self = ParseCache::default();
     }
 }
 
-/// `load_partial`, reusing and refreshing `cache` when given.
+/// `load_partial`, reusing and refreshing `cache`.
 pub fn load_cached(
     config: &Config,
     drafts: bool,
     cache: &mut ParseCache,
 ) -> Result<(Corpus, Vec<Diagnostic>)> {
     load_with(config, drafts, Some(cache))
+}
+
+/// Lists the files below `content_dir/under`, skipping hidden ones, with timestamps of
+/// markdown files when asked.
+fn list(content_dir: &Path, under: &Path, stamps: bool, into: &mut Listing) -> Result<()> {
+    let start = content_dir.join(under);
+    for entry in walkdir::WalkDir::new(&start)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'))
+    {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(&start).to_path_buf();
+            Error::io(&path, e.into())
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(content_dir)
+            .expect("walkdir stays below its root")
+            .to_path_buf();
+        if rel.extension().is_some_and(|e| e == "md") {
+            // Only a cache needs the timestamps; a plain build spares the extra stat calls.
+            let stamp = stamps
+                .then(|| entry.metadata().ok())
+                .flatten()
+                .map(|m| FileStamp {
+                    len: m.len(),
+                    modified: m.modified().ok(),
+                });
+            into.markdown.push((rel, stamp));
+        } else {
+            into.other.push(rel);
+        }
+    }
+    Ok(())
+}
+
+impl Listing {
+    /// Brings the listing up to date with changed paths, listing only those again.
+    fn refresh(&mut self, content_dir: &Path, touched: &[PathBuf]) -> Result<()> {
+        let mut relisted = Listing::default();
+        for rel in touched {
+            self.markdown.retain(|(p, _)| !p.starts_with(rel));
+            self.other.retain(|p| !p.starts_with(rel));
+            let hidden = rel
+                .components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+            if !hidden && content_dir.join(rel).exists() {
+                list(content_dir, rel, true, &mut relisted)?;
+            }
+        }
+        self.markdown.extend(relisted.markdown);
+        self.other.extend(relisted.other);
+        self.markdown.sort_by(|a, b| a.0.cmp(&b.0));
+        self.markdown.dedup_by(|a, b| a.0 == b.0);
+        self.other.sort();
+        self.other.dedup();
+        Ok(())
+    }
 }
 
 fn load_with(
@@ -230,39 +304,30 @@ fn load_with(
         ));
     }
     let mut diags = Diagnostics::default();
-    let mut markdown = Vec::new();
-    let mut other_files = Vec::new();
-    for entry in walkdir::WalkDir::new(&content_dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'))
-    {
-        let entry = entry.map_err(|e| {
-            let path = e.path().unwrap_or(&content_dir).to_path_buf();
-            Error::io(&path, e.into())
-        })?;
-        if !entry.file_type().is_file() {
-            continue;
+    let listing = match cache.as_deref_mut() {
+        Some(ParseCache {
+            listing: Some(listing),
+            touched,
+            ..
+        }) => {
+            listing.refresh(&content_dir, touched)?;
+            touched.clear();
+            listing.clone()
         }
-        let rel = entry
-            .path()
-            .strip_prefix(&content_dir)
-            .expect("walkdir stays below its root")
-            .to_path_buf();
-        if rel.extension().is_some_and(|e| e == "md") {
-            // Only a cache needs the timestamps; a plain build spares the extra stat calls.
-            let stamp = cache.as_ref().and_then(|_| {
-                let m = entry.metadata().ok()?;
-                Some(FileStamp {
-                    len: m.len(),
-                    modified: m.modified().ok(),
-                })
-            });
-            markdown.push((rel, stamp));
-        } else {
-            other_files.push(rel);
+        _ => {
+            let mut listing = Listing::default();
+            list(&content_dir, Path::new(""), cache.is_some(), &mut listing)?;
+            if let Some(cache) = cache.as_deref_mut() {
+                cache.listing = Some(listing.clone());
+                cache.touched.clear();
+            }
+            listing
         }
-    }
+    };
+    let Listing {
+        markdown,
+        other: other_files,
+    } = listing;
 
     let cached = cache.as_deref();
     let results: Vec<(ParseResult, bool)> = markdown
@@ -277,7 +342,7 @@ fn load_with(
             }
         })
         .collect();
-    if let Some(cache) = cache.as_deref_mut() {
+    if let Some(cache) = cache {
         if cache.files.len() != markdown.len() {
             let present: HashSet<&PathBuf> = markdown.iter().map(|(rel, _)| rel).collect();
             cache.files.retain(|rel, _| present.contains(rel));

@@ -64,7 +64,11 @@ pub fn robots(config: &Config) -> Output {
 }
 
 /// One Atom feed per language: dated pages, newest first, at most `feed_limit`.
-pub fn atom(config: &Config, corpus: &Corpus, rendered: &[Rendered]) -> Vec<Output> {
+pub fn atom(
+    config: &Config,
+    corpus: &Corpus,
+    rendered: &[std::sync::Arc<Rendered>],
+) -> Vec<Output> {
     let mut out = Vec::new();
     for lang in &config.languages {
         let mut dated: Vec<usize> = (0..corpus.pages.len())

@@ -48,8 +48,7 @@ pub fn changed_pages(
             .zip(&new.pages)
             .map(|(a, b)| {
                 a != b
-                    || b
-                        .meta
+                    || b.meta
                         .photos
                         .iter()
                         .any(|spec| old_images.get(spec) != new_images.get(spec))
@@ -66,7 +65,6 @@ pub struct Delta {
     old_section_pages: Vec<Vec<usize>>,
     /// The previous build's facets by (language, name).
     old_facets: HashMap<(String, String), super::Facet>,
-    old_search: std::collections::BTreeMap<String, String>,
     /// Page templates whose own source, or that of a template they use, changed.
     changed_templates: BTreeSet<String>,
     /// Per language, which shared context values changed (`nav`, `facets`, ...).
@@ -160,7 +158,6 @@ impl Delta {
                 .iter()
                 .map(|f| ((f.lang.clone(), f.name.clone()), f.clone()))
                 .collect(),
-            old_search: old.search.entries.clone(),
             changed_templates,
             changed_shared,
             uses,
@@ -192,7 +189,12 @@ impl Delta {
                 let per_page = s.paginate_by.unwrap_or(renderer.config.paginate_by);
                 self.changed_sections[*index]
                     || s.subsections.iter().any(|&i| self.changed_sections[i])
-                    || self.slice_changed(&self.old_section_pages[*index], &s.pages, per_page, *page)
+                    || self.slice_changed(
+                        &self.old_section_pages[*index],
+                        &s.pages,
+                        per_page,
+                        *page,
+                    )
             }
             Job::FacetIndex { facet } => self.facet_changed(facet),
             Job::FacetValue { facet, value, page } => {
@@ -213,8 +215,8 @@ impl Delta {
                     None => true,
                 }
             }
-            Job::NotFound => false,
-            Job::Search { lang } => self.old_search.get(*lang) != renderer.prepared.search.entries.get(*lang),
+            // The search page changes with the index, which is rebuilt after the pages.
+            Job::NotFound | Job::Search { .. } => false,
         }
     }
 

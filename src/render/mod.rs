@@ -13,6 +13,7 @@ pub mod views;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use tera::{Context, Value};
@@ -96,12 +97,14 @@ pub fn paginated_path(base: &str, n: usize) -> String {
 /// between rebuilds so that an edit recomputes only what depends on the changed files.
 pub struct Prepared {
     section_md: Vec<Rendered>,
-    page_md: Vec<Rendered>,
+    /// Shared, so a rebuild reuses unchanged pages' markdown without copying it.
+    page_md: Vec<Arc<Rendered>>,
     items: Vec<Value>,
     section_items: Vec<Value>,
     synthetic: Vec<bool>,
     pub facets: Vec<Facet>,
-    pub search: crate::search::SearchIndex,
+    /// What the search index is built from, per page (reused for unchanged pages).
+    search_docs: Vec<Arc<crate::search::Doc>>,
 }
 
 /// What an earlier preparation of the same site structure lends a new one: its data for
@@ -123,7 +126,6 @@ pub fn prepare(
     corpus: &Corpus,
     images: &ImageSet,
     reuse: Option<Reuse>,
-    terms: &mut crate::search::TermCache,
 ) -> Result<Prepared> {
     let (section_md, page_md) = render_markdown(config, corpus, reuse.as_ref())?;
     let views = ViewContext {
@@ -156,13 +158,15 @@ pub fn prepare(
         })
         .collect();
     let facets = facets::compute(config, corpus);
-    let search_started = std::time::Instant::now();
-    let mut search = crate::search::build_cached(
-        &config.search,
-        &search_docs::inputs(config, corpus, images, &section_md, &page_md, &facets),
-        terms,
+    let search_docs = search_docs::page_docs(
+        config,
+        corpus,
+        images,
+        &page_md,
+        reuse
+            .as_ref()
+            .map(|r| (r.prepared.search_docs.as_slice(), r.changed_pages)),
     );
-    search.stats.time = search_started.elapsed();
     Ok(Prepared {
         section_md,
         page_md,
@@ -170,8 +174,29 @@ pub fn prepare(
         section_items,
         synthetic,
         facets,
-        search,
+        search_docs,
     })
+}
+
+/// The search index of the prepared site; `terms` keeps each document's terms for the next
+/// build.
+pub fn search_index(
+    config: &Config,
+    corpus: &Corpus,
+    prepared: &Prepared,
+    terms: &mut crate::search::TermCache,
+) -> crate::search::SearchIndex {
+    let started = std::time::Instant::now();
+    let inputs = search_docs::inputs(
+        config,
+        corpus,
+        &prepared.section_md,
+        &prepared.search_docs,
+        &prepared.facets,
+    );
+    let mut index = crate::search::build_cached(&config.search, &inputs, terms);
+    index.stats.time = started.elapsed();
+    index
 }
 
 pub fn site(
@@ -181,15 +206,17 @@ pub fn site(
     images: &ImageSet,
     options: RenderOptions,
 ) -> Result<Rendering> {
-    let prepared = prepare(
+    let prepared = prepare(config, corpus, images, None)?;
+    let search = search_index(
         config,
         corpus,
-        images,
-        None,
+        &prepared,
         &mut crate::search::TermCache::default(),
-    )?;
+    );
     let shared = Shared::new(config, corpus, theme, &prepared.facets);
-    let renderer = Renderer::new(config, corpus, theme, images, &prepared, &shared, options);
+    let renderer = Renderer::new(
+        config, corpus, theme, images, &prepared, &search, &shared, options,
+    );
     let jobs = renderer.jobs();
     let finished = renderer.render(jobs.par_iter())?;
     let mut outputs = Vec::with_capacity(finished.len() + 16);
@@ -200,14 +227,16 @@ pub fn site(
         outputs.push(f.output);
         pages.extend(f.html);
     }
-    outputs.extend(renderer.content_outputs(&url_paths)?);
+    outputs.extend(renderer.page_assets());
+    outputs.extend(renderer.site_files(&url_paths)?);
     outputs.extend(renderer.theme_outputs());
-    check_collisions(corpus, &mut outputs)?;
+    outputs.sort_by(|a, b| a.path.cmp(&b.path));
+    check_collisions(corpus, outputs.iter().map(|o| o.path.as_str()))?;
     Ok(Rendering {
         outputs,
         pages,
         url_paths,
-        search: prepared.search.stats.clone(),
+        search: search.stats,
     })
 }
 
@@ -218,18 +247,21 @@ pub struct Renderer<'a> {
     theme: &'a Theme,
     images: &'a ImageSet,
     prepared: &'a Prepared,
+    search: &'a crate::search::SearchIndex,
     shared: &'a Shared,
     options: RenderOptions,
     views: ViewContext<'a>,
 }
 
 impl<'a> Renderer<'a> {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         config: &'a Config,
         corpus: &'a Corpus,
         theme: &'a Theme,
         images: &'a ImageSet,
         prepared: &'a Prepared,
+        search: &'a crate::search::SearchIndex,
         shared: &'a Shared,
         options: RenderOptions,
     ) -> Self {
@@ -239,6 +271,7 @@ impl<'a> Renderer<'a> {
             theme,
             images,
             prepared,
+            search,
             shared,
             options,
             views: ViewContext {
@@ -273,7 +306,7 @@ impl<'a> Renderer<'a> {
             }
         }
         jobs.push(Job::NotFound);
-        for lang in self.prepared.search.entries.keys() {
+        for lang in self.search.entries.keys() {
             jobs.push(Job::Search { lang });
         }
         jobs
@@ -333,12 +366,17 @@ impl<'a> Renderer<'a> {
     }
 
     /// Renders jobs in parallel; fails with every job's error.
-    fn render<'j>(&self, jobs: impl IntoParallelIterator<Item = &'j Job<'j>>) -> Result<Vec<Finished>>
+    fn render<'j>(
+        &self,
+        jobs: impl IntoParallelIterator<Item = &'j Job<'j>>,
+    ) -> Result<Vec<Finished>>
     where
         'a: 'j,
     {
-        let results: Vec<std::result::Result<Finished, Diagnostic>> =
-            jobs.into_par_iter().map(|job| self.render_one(job)).collect();
+        let results: Vec<std::result::Result<Finished, Diagnostic>> = jobs
+            .into_par_iter()
+            .map(|job| self.render_one(job))
+            .collect();
         let mut diags = Diagnostics::default();
         let mut finished = Vec::with_capacity(results.len());
         for r in results {
@@ -427,8 +465,7 @@ impl<'a> Renderer<'a> {
                 (s.meta.source.clone(), ctx)
             }
             Job::FacetIndex { facet } => {
-                let translations =
-                    facet_translations(config, &prepared.facets, facet, &facet.path);
+                let translations = facet_translations(config, &prepared.facets, facet, &facet.path);
                 let mut ctx = shared.context(lang, &url_path, &translations);
                 ctx.insert("facet", facet);
                 (facet.source.clone(), ctx)
@@ -451,9 +488,12 @@ impl<'a> Renderer<'a> {
                 );
                 (facet.source.clone(), ctx)
             }
-            Job::NotFound => (PathBuf::from("404.html"), shared.context(lang, &url_path, &[])),
+            Job::NotFound => (
+                PathBuf::from("404.html"),
+                shared.context(lang, &url_path, &[]),
+            ),
             Job::Search { lang } => {
-                let translations: Vec<views::Link> = prepared
+                let translations: Vec<views::Link> = self
                     .search
                     .entries
                     .keys()
@@ -473,7 +513,7 @@ impl<'a> Renderer<'a> {
                     "search",
                     &serde_json::json!({
                         "path": url_path,
-                        "index": prepared.search.entries[*lang],
+                        "index": self.search.entries[*lang],
                     }),
                 );
                 ctx.insert("portable", &self.options.portable);
@@ -503,23 +543,28 @@ impl<'a> Renderer<'a> {
         })
     }
 
-    /// Every output that depends on the content but is not a page: feeds, the sitemap,
-    /// the data export, the search index, derived images and copied attachments.
-    pub fn content_outputs(&self, url_paths: &[String]) -> Result<Vec<Output>> {
+    /// What pages show or link besides themselves: derived images and copied attachments.
+    pub fn page_assets(&self) -> Vec<Output> {
+        let mut outputs = self.images.outputs();
+        for asset in &self.corpus.assets {
+            outputs.push(Output {
+                path: asset.output.clone(),
+                data: Data::Copy(asset.source.clone()),
+            });
+        }
+        outputs
+    }
+
+    /// Files made from the whole site: the sitemap, feeds, the data export and the search
+    /// index. `url_paths` are those of every page.
+    pub fn site_files(&self, url_paths: &[String]) -> Result<Vec<Output>> {
         let (config, corpus) = (self.config, self.corpus);
         let mut outputs = Vec::new();
         outputs.extend(feeds::sitemap(config, corpus, url_paths));
         outputs.push(feeds::robots(config));
         outputs.extend(feeds::atom(config, corpus, &self.prepared.page_md));
         outputs.extend(export::cases(config, corpus)?);
-        outputs.extend(self.prepared.search.outputs.iter().cloned());
-        outputs.extend(self.images.outputs());
-        for asset in &corpus.assets {
-            outputs.push(Output {
-                path: asset.output.clone(),
-                data: Data::Copy(asset.source.clone()),
-            });
-        }
+        outputs.extend(self.search.outputs.iter().cloned());
         Ok(outputs)
     }
 
@@ -560,17 +605,21 @@ fn facet_translations(
 }
 
 /// Two sources writing the same file would silently lose one of them.
-pub fn check_collisions(corpus: &Corpus, outputs: &mut [Output]) -> Result<()> {
-    outputs.sort_by(|a, b| a.path.cmp(&b.path));
+pub fn check_collisions<'p>(
+    corpus: &Corpus,
+    paths: impl IntoIterator<Item = &'p str>,
+) -> Result<()> {
+    let mut paths: Vec<&str> = paths.into_iter().collect();
+    paths.sort_unstable();
     let mut diags = Diagnostics::default();
-    for pair in outputs.windows(2) {
-        if pair[0].path == pair[1].path {
-            let url = format!("/{}", pair[0].path.trim_end_matches("index.html"));
+    for pair in paths.windows(2) {
+        if pair[0] == pair[1] {
+            let url = format!("/{}", pair[0].trim_end_matches("index.html"));
             let source = corpus
                 .source_of(&url)
                 .map_or_else(|| PathBuf::from("static"), Path::to_path_buf);
             diags.push(
-                Diagnostic::new(source, format!("two outputs would be written to `{}`", pair[0].path))
+                Diagnostic::new(source, format!("two outputs would be written to `{}`", pair[0]))
                     .hint("a static file, a bundle attachment or a page produces the same path; rename one"),
             );
         }
@@ -696,7 +745,7 @@ fn render_markdown(
     config: &Config,
     corpus: &Corpus,
     reuse: Option<&Reuse>,
-) -> Result<(Vec<Rendered>, Vec<Rendered>)> {
+) -> Result<(Vec<Rendered>, Vec<Arc<Rendered>>)> {
     let one = |meta: &Meta| {
         let mut diags = Vec::new();
         let resolve = |target: &str| {
@@ -723,20 +772,23 @@ fn render_markdown(
         .enumerate()
         .map(|(i, p)| match reuse {
             Some(reuse) if reuse.unchanged(i) => (reuse.prepared.page_md[i].clone(), Vec::new()),
-            _ => one(&p.meta),
+            _ => {
+                let (rendered, diags) = one(&p.meta);
+                (Arc::new(rendered), diags)
+            }
         })
         .collect();
     let mut diags = Diagnostics::default();
-    let mut split = |v: Vec<(Rendered, Vec<Diagnostic>)>| {
+    fn split<R>(v: Vec<(R, Vec<Diagnostic>)>, diags: &mut Diagnostics) -> Vec<R> {
         v.into_iter()
             .map(|(r, d)| {
                 diags.extend(d);
                 r
             })
             .collect::<Vec<_>>()
-    };
-    let sections = split(sections);
-    let pages = split(pages);
+    }
+    let sections = split(sections, &mut diags);
+    let pages = split(pages, &mut diags);
     diags.finish((sections, pages))
 }
 
@@ -768,12 +820,7 @@ struct NavEntry<'a> {
 }
 
 impl Shared {
-    pub fn new(
-        config: &Config,
-        corpus: &Corpus,
-        theme: &Theme,
-        facets: &[Facet],
-    ) -> Shared {
+    pub fn new(config: &Config, corpus: &Corpus, theme: &Theme, facets: &[Facet]) -> Shared {
         let site = Value::from_serializable(&serde_json::json!({
             "title": config.title,
             "description": config.description,

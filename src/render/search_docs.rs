@@ -2,6 +2,7 @@
 //! `search::Doc`, and the schema facets as document tables.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -13,12 +14,32 @@ use crate::images::ImageSet;
 use crate::markdown::Rendered;
 use crate::search::{Doc, FacetEntry, FacetTable, LangInput};
 
-pub fn inputs(
+/// Every page as a search document; pages that `reuse` (earlier documents, and which pages
+/// changed) knows unchanged are taken from it.
+pub fn page_docs(
     config: &Config,
     corpus: &Corpus,
     images: &ImageSet,
+    page_md: &[Arc<Rendered>],
+    reuse: Option<(&[Arc<Doc>], &[bool])>,
+) -> Vec<Arc<Doc>> {
+    corpus
+        .pages
+        .par_iter()
+        .enumerate()
+        .map(|(i, p)| match reuse {
+            Some((docs, changed)) if !changed[i] => docs[i].clone(),
+            _ => Arc::new(doc(config, corpus, images, &p.meta, &page_md[i], Some(p))),
+        })
+        .collect()
+}
+
+/// Each language's documents (its sections, then its pages) and facet tables.
+pub fn inputs(
+    config: &Config,
+    corpus: &Corpus,
     section_md: &[Rendered],
-    page_md: &[Rendered],
+    page_docs: &[Arc<Doc>],
     facets: &[Facet],
 ) -> Vec<LangInput> {
     config
@@ -26,30 +47,23 @@ pub fn inputs(
         .iter()
         .map(|lang| {
             let lang = &lang.code;
-            let sections = corpus
+            let no_images = ImageSet::default();
+            let mut docs: Vec<Arc<Doc>> = corpus
                 .sections
                 .iter()
                 .zip(section_md)
                 .filter(|(s, _)| &s.meta.lang == lang)
-                .map(|(s, r)| (&s.meta, r, None));
-            let pages: Vec<(usize, &Page)> = corpus
-                .pages
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| &p.meta.lang == lang)
+                .map(|(s, r)| Arc::new(doc(config, corpus, &no_images, &s.meta, r, None)))
                 .collect();
-            let section_docs: Vec<Doc> = sections
-                .map(|(m, r, p)| doc(config, corpus, images, m, r, p))
+            let offset = docs.len();
+            let pages: Vec<usize> = (0..corpus.pages.len())
+                .filter(|&i| &corpus.pages[i].meta.lang == lang)
                 .collect();
-            let offset = section_docs.len();
-            let page_docs: Vec<Doc> = pages
-                .par_iter()
-                .map(|(i, p)| doc(config, corpus, images, &p.meta, &page_md[*i], Some(*p)))
-                .collect();
+            docs.par_extend(pages.par_iter().map(|&i| page_docs[i].clone()));
             let doc_of_page: HashMap<usize, usize> = pages
                 .iter()
                 .enumerate()
-                .map(|(d, (i, _))| (*i, offset + d))
+                .map(|(d, i)| (*i, offset + d))
                 .collect();
             let tables = facets
                 .iter()
@@ -77,8 +91,6 @@ pub fn inputs(
                         .collect(),
                 })
                 .collect();
-            let mut docs = section_docs;
-            docs.extend(page_docs);
             LangInput {
                 lang: lang.clone(),
                 docs,
@@ -88,6 +100,7 @@ pub fn inputs(
         .collect()
 }
 
+/// One section (without photographs: sections have none) or page as a search document.
 fn doc(
     config: &Config,
     corpus: &Corpus,

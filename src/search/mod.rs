@@ -93,7 +93,8 @@ pub struct FacetEntry {
 #[derive(Debug, Clone)]
 pub struct LangInput {
     pub lang: String,
-    pub docs: Vec<Doc>,
+    /// Shared with the pages they come from, so a rebuild does not copy their text.
+    pub docs: Vec<Arc<Doc>>,
     pub facets: Vec<FacetTable>,
 }
 
@@ -137,7 +138,7 @@ pub fn build_cached(
 fn build_with(
     config: &SearchConfig,
     inputs: &[LangInput],
-    mut cache: Option<&mut TermCache>,
+    cache: Option<&mut TermCache>,
 ) -> SearchIndex {
     let started = Instant::now();
     let mut index = SearchIndex::default();
@@ -176,7 +177,7 @@ fn build_with(
             .insert(input.lang.clone(), format!("/{}", lang.meta_path));
         index.outputs.extend(lang.files);
     }
-    if let Some(cache) = cache.as_deref_mut() {
+    if let Some(cache) = cache {
         // Keep exactly the documents of this build, so the cache does not grow with edits.
         cache.docs = seen.into_iter().collect();
     }
@@ -557,7 +558,7 @@ mod tests {
     fn input(docs: Vec<Doc>) -> LangInput {
         LangInput {
             lang: "en".into(),
-            docs,
+            docs: docs.into_iter().map(Arc::new).collect(),
             facets: Vec::new(),
         }
     }
