@@ -10,3 +10,4 @@ mod i18n;
 mod images;
 mod links;
 mod search;
+mod serve;

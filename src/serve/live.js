@@ -6,6 +6,9 @@
   var here = location.pathname.replace(/index\.html$/, '');
   var showingErrors = document.getElementById('casebook-errors') !== null;
   var source = new EventSource('/__casebook/events');
+  source.addEventListener('ready', function () {
+    window.casebookLive = true;
+  });
   source.addEventListener('reload', function (event) {
     var change = JSON.parse(event.data);
     if (showingErrors || change.all || change.assets || change.pages.indexOf(here) >= 0) {

@@ -71,8 +71,18 @@ struct State {
     asset_files: HashSet<String>,
     theme_files: HashSet<String>,
     site_files: HashSet<String>,
-    /// The whole-site files are older than the pages: `finish` has work to do.
-    site_stale: bool,
+    /// What `finish` has to bring up to date.
+    stale: Stale,
+}
+
+/// Which whole-site files are older than the pages, in increasing order of work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Stale {
+    Fresh,
+    /// Some file changed: the manifest.
+    Manifest,
+    /// The content changed: the search index, sitemap, feeds, data export and manifest.
+    Site,
 }
 
 impl State {
@@ -145,7 +155,7 @@ impl Session {
 
     /// Whether `finish` has whole-site files to bring up to date.
     pub fn unfinished(&self) -> bool {
-        self.state.as_ref().is_some_and(|s| s.site_stale)
+        self.state.as_ref().is_some_and(|s| s.stale != Stale::Fresh)
     }
 
     /// Both steps: what `casebook build` would produce, in memory.
@@ -341,7 +351,14 @@ impl Session {
             timings: watch.laps,
         };
         let site_files = old.map(|o| o.site_files.clone()).unwrap_or_default();
-        let site_stale = old.is_none_or(|o| o.site_stale) || content_changed;
+        let previous = old.map_or(Stale::Site, |o| o.stale);
+        let stale = if content_changed {
+            Stale::Site
+        } else if update.changed.is_empty() {
+            previous
+        } else {
+            previous.max(Stale::Manifest)
+        };
         self.state = Some(State {
             config,
             theme,
@@ -355,69 +372,72 @@ impl Session {
             asset_files,
             theme_files,
             site_files,
-            site_stale,
+            stale,
         });
         Ok(update)
     }
 
     /// Brings the whole-site files up to date with the pages: the search index and search
-    /// pages, sitemap, feeds, data export and the manifest.
+    /// pages, sitemap, feeds and data export after a content change, and the manifest after
+    /// any change.
     pub fn finish(&mut self) -> Result<Update> {
         let started = Instant::now();
         let mut watch = crate::Stopwatch::start();
-        let Some(state) = self.state.as_ref().filter(|s| s.site_stale) else {
+        let Some(state) = self.state.as_ref().filter(|s| s.stale != Stale::Fresh) else {
             return Ok(Update::default());
         };
-        let search = Arc::new(render::search_index(
-            &state.config,
-            &state.corpus,
-            &state.prepared,
-            &mut self.terms,
-        ));
-        watch.lap("search index");
-        let renderer = state.renderer(&search);
-        let jobs = renderer.jobs();
-        let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
-        let search_pages: Vec<&render::Job> = jobs
-            .iter()
-            .filter(|job| match job {
-                render::Job::Search { lang } => {
-                    state.search.entries.get(*lang) != search.entries.get(*lang)
-                        || !state
-                            .files
-                            .contains_key(&output::file_for_url(&renderer.url_path(job)))
-                }
-                _ => false,
-            })
-            .collect();
-        let rendered = renderer.render_pages(&search_pages)?;
-        let site_outputs = renderer.site_files(&url_paths)?;
-        // Nothing else may claim a whole-site file's path (a page, an attachment, a static
-        // file): the build would lose one of them.
-        if let Some(clash) = site_outputs
-            .iter()
-            .find(|o| state.files.contains_key(&o.path) && !state.site_files.contains(&o.path))
-        {
-            return Err(Error::one(
-                crate::Diagnostic::new("static", format!("two outputs would be written to `{}`", clash.path))
-                    .hint("a static file, a bundle attachment or a page produces the same path; rename one"),
-            ));
-        }
-        watch.lap("site files");
-
         let mut merge = Merge {
             files: (*state.files).clone(),
             changed: Vec::new(),
         };
         let mut page_files = state.page_files.clone();
-        let rendered_count = rendered.len();
-        for (url, out) in rendered {
-            page_files.insert(output::file_for_url(&url));
-            merge.put(out);
+        let mut site_files = state.site_files.clone();
+        let mut search = state.search.clone();
+        let mut rendered_count = 0;
+        if state.stale == Stale::Site {
+            search = Arc::new(render::search_index(
+                &state.config,
+                &state.corpus,
+                &state.prepared,
+                &mut self.terms,
+            ));
+            watch.lap("search index");
+            let renderer = state.renderer(&search);
+            let jobs = renderer.jobs();
+            let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
+            let search_pages: Vec<&render::Job> = jobs
+                .iter()
+                .filter(|job| match job {
+                    render::Job::Search { lang } => {
+                        state.search.entries.get(*lang) != search.entries.get(*lang)
+                            || !page_files.contains(&output::file_for_url(&renderer.url_path(job)))
+                    }
+                    _ => false,
+                })
+                .collect();
+            let rendered = renderer.render_pages(&search_pages)?;
+            let site_outputs = renderer.site_files(&url_paths)?;
+            // Nothing else may claim a whole-site file's path (a page, an attachment, a
+            // static file): the build would lose one of them.
+            if let Some(clash) = site_outputs
+                .iter()
+                .find(|o| state.files.contains_key(&o.path) && !site_files.contains(&o.path))
+            {
+                return Err(Error::one(
+                    crate::Diagnostic::new("static", format!("two outputs would be written to `{}`", clash.path))
+                        .hint("a static file, a bundle attachment or a page produces the same path; rename one"),
+                ));
+            }
+            rendered_count = rendered.len();
+            for (url, out) in rendered {
+                page_files.insert(output::file_for_url(&url));
+                merge.put(out);
+            }
+            site_files = merge.replace(&site_files, site_outputs);
+            watch.lap("site files");
         }
-        let site_files = merge.replace(&state.site_files, site_outputs);
 
-        // The manifest hashes only the files that changed since the last build.
+        // The manifest hashes only the files that changed since the last manifest.
         for path in &merge.changed {
             self.hashes.remove(path);
         }
@@ -438,7 +458,7 @@ impl Session {
         let update = Update {
             changed: merge.changed,
             rendered: rendered_count,
-            pages: url_paths.len(),
+            pages: page_files.iter().filter(|p| p.ends_with(".html")).count(),
             full: false,
             took: started.elapsed(),
             timings: watch.laps,
@@ -448,7 +468,7 @@ impl Session {
         state.files = Arc::new(merge.files);
         state.page_files = page_files;
         state.site_files = site_files;
-        state.site_stale = false;
+        state.stale = Stale::Fresh;
         Ok(update)
     }
 }

@@ -1,0 +1,699 @@
+//! `casebook serve`: incremental rebuilds match full builds, and the server serves the site,
+//! reloads pages, shows diagnostics, refuses paths outside the site and stays on loopback.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use casebook::serve::{ServeOptions, Server, Session};
+
+use crate::support::{SiteTest, bundled};
+
+const BASE: &str = "http://127.0.0.1:1111/";
+
+// ---- incremental builds -------------------------------------------------------------
+
+/// Every file of a session's site, with its bytes.
+fn snapshot(session: &Session) -> BTreeMap<String, Vec<u8>> {
+    session
+        .files()
+        .expect("a good build")
+        .iter()
+        .map(|(path, file)| (path.clone(), file.read().unwrap().into_owned()))
+        .collect()
+}
+
+/// The site as a fresh, full build makes it.
+fn full_build(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut session = Session::new(root, Some(BASE.into()), false);
+    session.build_all(&[]).unwrap();
+    snapshot(&session)
+}
+
+#[track_caller]
+fn assert_same_site(got: &BTreeMap<String, Vec<u8>>, want: &BTreeMap<String, Vec<u8>>, step: &str) {
+    let missing: Vec<&String> = want.keys().filter(|k| !got.contains_key(*k)).collect();
+    let extra: Vec<&String> = got.keys().filter(|k| !want.contains_key(*k)).collect();
+    let differ: Vec<&String> = want
+        .iter()
+        .filter(|(k, v)| got.get(*k).is_some_and(|g| g != *v))
+        .map(|(k, _)| k)
+        .collect();
+    assert!(
+        missing.is_empty() && extra.is_empty() && differ.is_empty(),
+        "after {step}, the rebuilt site differs from a full build:\n\
+         missing {missing:?}\nextra {extra:?}\ndifferent {differ:?}"
+    );
+}
+
+struct Edits {
+    site: SiteTest,
+    root: PathBuf,
+    session: Session,
+}
+
+impl Edits {
+    fn new(site: SiteTest) -> Edits {
+        let root = site.root().canonicalize().unwrap();
+        let mut session = Session::new(&root, Some(BASE.into()), false);
+        session.build_all(&[]).unwrap();
+        Edits {
+            site,
+            root,
+            session,
+        }
+    }
+
+    /// Applies a change to the files, rebuilds from the changed paths, checks the result
+    /// against a full build and returns what the rebuild rendered and changed.
+    fn step(
+        &mut self,
+        step: &str,
+        change: impl FnOnce(&Path) -> Vec<&'static str>,
+    ) -> casebook::serve::Update {
+        let changed: Vec<PathBuf> = change(&self.root)
+            .into_iter()
+            .map(|rel| self.root.join(rel))
+            .collect();
+        let update = self
+            .session
+            .build_all(&changed)
+            .unwrap_or_else(|e| panic!("{step}: {e}"));
+        assert_same_site(&snapshot(&self.session), &full_build(&self.root), step);
+        update
+    }
+}
+
+fn edit(root: &Path, rel: &str, from: &str, to: &str) {
+    let path = root.join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{rel} lacks {from:?}");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn serve_builds_what_casebook_build_builds() {
+    let site = bundled();
+    let root = site.root().canonicalize().unwrap();
+    let built = casebook::render_site(&casebook::BuildOptions {
+        root: root.clone(),
+        base_url: Some(BASE.into()),
+        ..Default::default()
+    })
+    .unwrap();
+    let want: BTreeMap<String, Vec<u8>> = built
+        .rendering
+        .outputs
+        .iter()
+        .map(|o| (o.path.clone(), o.read().unwrap().into_owned()))
+        .collect();
+    assert_same_site(&full_build(&root), &want, "the first build");
+}
+
+#[test]
+fn incremental_rebuilds_equal_full_builds_after_every_kind_of_edit() {
+    let mut edits = Edits::new(bundled());
+    let pages = edits.session.build_all(&[]).unwrap().pages;
+    assert!(pages > 50, "the bundled site has {pages} pages");
+
+    let update = edits.step("a case narrative edit", |root| {
+        let path = root.join("content/cases/syn-0002/index.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            format!("{text}\nA sentence added by the serve test.\n"),
+        )
+        .unwrap();
+        vec!["content/cases/syn-0002/index.md"]
+    });
+    assert!(
+        update.rendered > 0 && update.rendered * 4 < pages,
+        "a narrative edit rendered {} of {pages} pages",
+        update.rendered
+    );
+    assert!(
+        update
+            .changed
+            .contains(&"cases/syn-0002/index.html".to_string())
+    );
+    assert!(
+        update.changed.iter().any(|p| p.starts_with("search/")),
+        "{:?}",
+        update.changed
+    );
+
+    edits.step(
+        "a case field edit that moves it to another facet value",
+        |root| {
+            edit(
+                root,
+                "content/cases/syn-0002/index.md",
+                "branch = \"227\"",
+                "branch = \"215\"",
+            );
+            vec!["content/cases/syn-0002/index.md"]
+        },
+    );
+    edits.step("a case title edit", |root| {
+        edit(
+            root,
+            "content/cases/syn-0003/index.md",
+            "title = \"",
+            "title = \"Renamed ",
+        );
+        vec!["content/cases/syn-0003/index.md"]
+    });
+    edits.step("a navigation page's title", |root| {
+        edit(root, "content/about.md", "title = \"", "title = \"Renamed ");
+        vec!["content/about.md"]
+    });
+    edits.step("a section's text", |root| {
+        let path = root.join("content/cases/_index.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            format!("{text}\nA paragraph added by the serve test.\n"),
+        )
+        .unwrap();
+        vec!["content/cases/_index.md"]
+    });
+    edits.step("a new case", |root| {
+        let from = root.join("content/cases/syn-0002");
+        let to = root.join("content/cases/syn-0999");
+        crate::support::copy_tree(&from, &to);
+        edit(
+            root,
+            "content/cases/syn-0999/index.md",
+            "case_id = \"syn-0002\"",
+            "case_id = \"syn-0999\"",
+        );
+        edit(
+            root,
+            "content/cases/syn-0999/index.md",
+            "detainee_number = 93182",
+            "detainee_number = 93999",
+        );
+        vec!["content/cases/syn-0999"]
+    });
+    edits.step("a removed case", |root| {
+        std::fs::remove_dir_all(root.join("content/cases/syn-0004")).unwrap();
+        vec!["content/cases/syn-0004"]
+    });
+    let update = edits.step("the case template", |root| {
+        edit(
+            root,
+            "themes/default/templates/case.html",
+            "{% block content %}",
+            "{% block content %}<p class=\"test-marker\">marker</p>",
+        );
+        vec!["themes/default/templates/case.html"]
+    });
+    let cases = edits
+        .session
+        .files()
+        .unwrap()
+        .keys()
+        .filter(|p| p.starts_with("cases/syn-") && p.ends_with("/index.html"))
+        .count();
+    assert_eq!(
+        update.rendered, cases,
+        "a case template edit renders the case pages only"
+    );
+    edits.step("a partial used by some templates", |root| {
+        let path = root.join("themes/default/templates/partials/facet_nav.html");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("<p class=\"test-marker\">facets</p>{text}")).unwrap();
+        vec!["themes/default/templates/partials/facet_nav.html"]
+    });
+    let update = edits.step("the style sheet", |root| {
+        let path = root.join("themes/default/static/casebook.css");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}\n.test-marker {{ color: red; }}\n")).unwrap();
+        vec!["themes/default/static/casebook.css"]
+    });
+    assert_eq!(update.rendered, 0);
+    assert_eq!(
+        update.changed,
+        vec!["casebook.css".to_string(), "manifest.json".to_string()]
+    );
+    edits.step("a UI string", |root| {
+        edit(root, "themes/default/i18n/en.toml", "= \"", "= \"Changed: ");
+        vec!["themes/default/i18n/en.toml"]
+    });
+    edits.step("the configuration", |root| {
+        edit(root, "casebook.toml", "title = \"", "title = \"Renamed ");
+        vec!["casebook.toml"]
+    });
+    drop(edits.site);
+}
+
+#[test]
+fn a_failed_rebuild_keeps_the_last_site_and_recovers() {
+    let mut edits = Edits::new(SiteTest::fixture("search"));
+    let before = snapshot(&edits.session);
+    edit(
+        &edits.root,
+        "content/cases/syn-a.md",
+        "detainee_number = 2761",
+        "detainee_number = \"x\"",
+    );
+    let bad = edits.root.join("content/cases/syn-a.md");
+    let err = edits.session.build(&[bad.clone()]).unwrap_err().to_string();
+    assert!(err.contains("content/cases/syn-a.md:4"), "{err}");
+    assert_eq!(
+        snapshot(&edits.session),
+        before,
+        "a failed rebuild changed the site"
+    );
+    // An unrelated edit while the case is broken still fails: the broken file counts.
+    let other = edits.root.join("content/methodology.md");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&other).unwrap() + "\nMore.\n",
+    )
+    .unwrap();
+    assert!(edits.session.build(&[other]).is_err());
+    edits.step("fixing the case", |root| {
+        edit(
+            root,
+            "content/cases/syn-a.md",
+            "detainee_number = \"x\"",
+            "detainee_number = 2762",
+        );
+        vec!["content/cases/syn-a.md"]
+    });
+}
+
+// ---- the server -----------------------------------------------------------------------
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// One HTTP/1.1 request with the path sent exactly as given (no normalisation).
+fn request(addr: SocketAddr, method: &str, path: &str) -> Response {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a full response");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Response {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
+
+/// A subscription to the live-reload events.
+struct Events {
+    reader: BufReader<TcpStream>,
+}
+
+impl Events {
+    fn subscribe(addr: SocketAddr) -> Events {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        write!(
+            stream,
+            "GET /__casebook/events HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        )
+        .unwrap();
+        let mut events = Events {
+            reader: BufReader::new(stream),
+        };
+        events.next("ready");
+        events
+    }
+
+    /// The data of the next event called `name`; other events are skipped.
+    #[track_caller]
+    fn next(&mut self, name: &str) -> String {
+        let mut current = String::new();
+        loop {
+            let mut line = String::new();
+            match self.reader.read_line(&mut line) {
+                Ok(0) => panic!("the event stream ended before `{name}`"),
+                Ok(_) => {}
+                Err(e) => panic!("no `{name}` event: {e}"),
+            }
+            let line = line.trim_end();
+            if let Some(event) = line.strip_prefix("event: ") {
+                current = event.to_string();
+            } else if let Some(data) = line.strip_prefix("data: ") {
+                if current == name {
+                    return data.to_string();
+                }
+            }
+        }
+    }
+}
+
+fn start(site: &SiteTest) -> Server {
+    let server = casebook::serve::start(
+        &ServeOptions {
+            root: site.root().to_path_buf(),
+            port: 0,
+            ..Default::default()
+        },
+        |_| {},
+    )
+    .unwrap();
+    assert!(server.first.is_ok(), "{:?}", server.first);
+    server
+}
+
+#[test]
+fn the_server_serves_the_site_and_reloads_pages_after_edits() {
+    let site = SiteTest::fixture("search");
+    let server = start(&site);
+    let addr = server.addr;
+
+    let home = request(addr, "GET", "/");
+    assert_eq!(home.status, 200);
+    assert_eq!(
+        home.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(
+        home.text()
+            .contains("<script src=\"/__casebook/live.js\"></script></body>")
+    );
+    assert_eq!(
+        home.header("access-control-allow-origin"),
+        None,
+        "no CORS header"
+    );
+    let head = request(addr, "HEAD", "/");
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(
+        head.header("content-length"),
+        Some(home.body.len().to_string().as_str())
+    );
+    for (path, kind) in [
+        ("/casebook.css", "text/css; charset=utf-8"),
+        ("/data/cases.json", "application/json; charset=utf-8"),
+        ("/sitemap.xml", "text/xml; charset=utf-8"),
+        ("/manifest.json", "application/json; charset=utf-8"),
+    ] {
+        let r = request(addr, "GET", path);
+        assert_eq!(
+            (r.status, r.header("content-type")),
+            (200, Some(kind)),
+            "{path}"
+        );
+    }
+    assert!(request(addr, "GET", "/live.js").status == 404);
+    let script = request(addr, "GET", "/__casebook/live.js");
+    assert!(script.text().contains("EventSource"));
+    // `base_url` has a sub-path (/archive/); the server serves the site at its root anyway.
+    let case = request(addr, "GET", "/cases/syn-a/");
+    assert_eq!(case.status, 200);
+    assert!(case.text().contains("Marked emaciation"));
+    let redirect = request(addr, "GET", "/cases/syn-a");
+    assert_eq!(
+        (redirect.status, redirect.header("location")),
+        (308, Some("/cases/syn-a/"))
+    );
+
+    let mut events = Events::subscribe(addr);
+    // An editor that writes to a temporary file and renames it over the original.
+    let path = site.root().join("content/cases/syn-a.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let scratch = site.root().join("content/cases/.syn-a.md.tmp");
+    std::fs::write(
+        &scratch,
+        text.replace("Marked emaciation", "Freshly edited emaciation"),
+    )
+    .unwrap();
+    std::fs::rename(&scratch, &path).unwrap();
+    let data = events.next("reload");
+    assert!(data.contains("\"/cases/syn-a/\""), "{data}");
+    let case = request(addr, "GET", "/cases/syn-a/");
+    assert!(case.text().contains("Freshly edited emaciation"));
+
+    // An editor that truncates, then writes: one change, one rebuild, the final text.
+    std::fs::write(&path, "").unwrap();
+    std::fs::write(
+        &path,
+        text.replace("Marked emaciation", "Twice written emaciation"),
+    )
+    .unwrap();
+    loop {
+        let data = events.next("reload");
+        if request(addr, "GET", "/cases/syn-a/")
+            .text()
+            .contains("Twice written emaciation")
+        {
+            break;
+        }
+        assert!(!data.is_empty());
+    }
+    assert!(!site.root().join("public").exists(), "serve wrote public/");
+    server.stop();
+}
+
+#[test]
+fn a_broken_file_shows_the_diagnostics_until_it_is_fixed() {
+    let site = SiteTest::fixture("search");
+    let server = start(&site);
+    let addr = server.addr;
+    let mut events = Events::subscribe(addr);
+    let path = site.root().join("content/cases/syn-b.md");
+    let good = std::fs::read_to_string(&path).unwrap();
+    assert!(good.contains("photographed = "));
+    std::fs::write(
+        &path,
+        good.replacen("photographed = ", "photographed = \"someday\" #", 1),
+    )
+    .unwrap();
+    events.next("failed");
+    for page in ["/cases/syn-b/", "/", "/no/such/page/"] {
+        let overlay = request(addr, "GET", page);
+        assert_eq!(overlay.status, 500, "{page}");
+        let html = overlay.text();
+        assert!(html.contains("The site did not build"), "{html}");
+        assert!(html.contains("content/cases/syn-b.md:"), "{html}");
+        assert!(html.contains("<code>photographed</code>"), "{html}");
+        assert!(html.contains("/__casebook/live.js"));
+    }
+    assert_eq!(
+        request(addr, "GET", "/casebook.css").status,
+        200,
+        "assets still load"
+    );
+    std::fs::write(&path, &good).unwrap();
+    let data = events.next("reload");
+    assert!(
+        data.contains("\"all\":true"),
+        "after a failure every page reloads: {data}"
+    );
+    let page = request(addr, "GET", "/cases/syn-b/");
+    assert_eq!(page.status, 200);
+    assert!(!page.text().contains("The site did not build"));
+    server.stop();
+}
+
+#[test]
+fn paths_outside_the_site_are_refused() {
+    let site = SiteTest::fixture("search");
+    // A secret beside the site, and a symlink in the content pointing at it.
+    std::fs::write(site.root().join("secret.txt"), "do not serve").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        site.root().join("secret.txt"),
+        site.root().join("content/leak.txt"),
+    )
+    .unwrap();
+    let server = start(&site);
+    let addr = server.addr;
+    let not_found = request(addr, "GET", "/no-such-page/");
+    assert_eq!(not_found.status, 404);
+    assert!(not_found.text().contains("<h1>"), "the theme's 404 page");
+    for path in [
+        "/../secret.txt",
+        "/../../../../etc/passwd",
+        "/%2e%2e/secret.txt",
+        "/%2E%2E/%2e%2e/etc/passwd",
+        "/cases/..%2f..%2fsecret.txt",
+        "/cases%2f..%2f..%2fsecret.txt",
+        "/..%5csecret.txt",
+        "//etc/passwd",
+        "/casebook.toml",
+        "/content/cases/syn-a.md",
+        "/leak.txt",
+        "/secret.txt",
+        "/search/en/",
+        "/cases/syn-a/../../../secret.txt",
+    ] {
+        let r = request(addr, "GET", path);
+        assert_eq!(r.status, 404, "{path}");
+        assert!(!r.text().contains("do not serve"), "{path}");
+    }
+    let absolute = request(addr, "GET", "http://localhost/../secret.txt");
+    assert!(
+        absolute.status == 404 || absolute.status == 400,
+        "{}",
+        absolute.status
+    );
+    assert_eq!(request(addr, "POST", "/").status, 405);
+    server.stop();
+}
+
+#[test]
+fn the_server_listens_on_loopback_only() {
+    let site = SiteTest::fixture("search");
+    let server = start(&site);
+    assert!(server.addr.ip().is_loopback(), "{}", server.addr);
+    // The machine's own address on its default route, if it has one: no packet is sent.
+    let outward = std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|s| s.connect("10.255.255.255:9").map(|_| s))
+        .and_then(|s| s.local_addr())
+        .map(|a| a.ip());
+    if let Ok(ip) = outward {
+        if !ip.is_loopback() && !ip.is_unspecified() {
+            let reached = TcpStream::connect_timeout(
+                &SocketAddr::new(ip, server.addr.port()),
+                Duration::from_secs(2),
+            );
+            assert!(reached.is_err(), "the server answered on {ip}");
+        }
+    }
+    server.stop();
+}
+
+/// Runs `casebook serve` and returns the child with the URL it printed.
+fn spawn_serve(site: &SiteTest, extra: &[&str]) -> (std::process::Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_casebook"))
+        .args(["serve", "--port", "0", "--root"])
+        .arg(site.root())
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let url = line
+        .strip_prefix("serving ")
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    child.stdout = Some(stdout.into_inner());
+    (child, url)
+}
+
+fn interrupt_and_wait(mut child: std::process::Child) -> (i32, String, String) {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "serve did not stop on Ctrl-C");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_serve_command_prints_its_url_and_stops_cleanly_on_ctrl_c() {
+    let site = SiteTest::fixture("search");
+    let (child, url) = spawn_serve(&site, &[]);
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    let addr: SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    assert_eq!(request(addr, "GET", "/").status, 200);
+    let _events = Events::subscribe(addr);
+    let (code, stdout, stderr) = interrupt_and_wait(child);
+    assert_eq!(code, 0, "stderr: {stderr}");
+    assert!(stdout.contains("stopped serving"), "{stdout}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+#[test]
+fn binding_beyond_loopback_warns_about_unpublished_content() {
+    let site = SiteTest::fixture("search");
+    let (child, _url) = spawn_serve(&site, &["--bind", "0.0.0.0"]);
+    let (code, _, stderr) = interrupt_and_wait(child);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("warning: listening on 0.0.0.0"), "{stderr}");
+    assert!(stderr.contains("unredacted"), "{stderr}");
+}
+
+#[test]
+fn open_pages_reload_in_a_browser() {
+    let Some(mut browser) =
+        crate::support::browser::Browser::launch("open_pages_reload_in_a_browser")
+    else {
+        return;
+    };
+    let site = SiteTest::fixture("search");
+    let server = start(&site);
+    browser.goto(&format!("{}cases/syn-c/", server.url));
+    // The page's event stream must be open before the edit.
+    browser.wait_for("window.casebookLive === true");
+    browser.eval("window.notReloaded = true");
+    edit(
+        site.root(),
+        "content/cases/syn-c.md",
+        "title = \"",
+        "title = \"Reloaded ",
+    );
+    browser.wait_for("document.title.includes('Reloaded') && window.notReloaded === undefined");
+    server.stop();
+}
