@@ -261,7 +261,11 @@ fn a_failed_rebuild_keeps_the_last_site_and_recovers() {
         "detainee_number = \"x\"",
     );
     let bad = edits.root.join("content/cases/syn-a.md");
-    let err = edits.session.build(&[bad.clone()]).unwrap_err().to_string();
+    let err = edits
+        .session
+        .build(std::slice::from_ref(&bad))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("content/cases/syn-a.md:4"), "{err}");
     assert_eq!(
         snapshot(&edits.session),
@@ -369,6 +373,17 @@ impl Events {
         events
     }
 
+    /// Skips events until one called `name` whose data contains `needle`.
+    #[track_caller]
+    fn next_naming(&mut self, name: &str, needle: &str) -> String {
+        loop {
+            let data = self.next(name);
+            if data.contains(needle) {
+                return data;
+            }
+        }
+    }
+
     /// The data of the next event called `name`; other events are skipped.
     #[track_caller]
     fn next(&mut self, name: &str) -> String {
@@ -403,6 +418,7 @@ fn start(site: &SiteTest) -> Server {
     )
     .unwrap();
     assert!(server.first.is_ok(), "{:?}", server.first);
+    assert!(server.wait_until_settled(Duration::from_secs(60)));
     server
 }
 
@@ -471,8 +487,7 @@ fn the_server_serves_the_site_and_reloads_pages_after_edits() {
     )
     .unwrap();
     std::fs::rename(&scratch, &path).unwrap();
-    let data = events.next("reload");
-    assert!(data.contains("\"/cases/syn-a/\""), "{data}");
+    events.next_naming("reload", "\"/cases/syn-a/\"");
     let case = request(addr, "GET", "/cases/syn-a/");
     assert!(case.text().contains("Freshly edited emaciation"));
 
@@ -493,6 +508,19 @@ fn the_server_serves_the_site_and_reloads_pages_after_edits() {
         }
         assert!(!data.is_empty());
     }
+    // A source folder made after the start is watched too.
+    std::fs::create_dir(site.root().join("templates")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    std::fs::write(
+        site.root().join("templates/404.html"),
+        "<!doctype html><html lang=\"en\"><head><title>x</title></head><body><h1>Custom not found</h1></body></html>",
+    )
+    .unwrap();
+    events.next_naming("reload", "/404.html");
+    let missing = request(addr, "GET", "/nowhere/");
+    assert_eq!(missing.status, 404);
+    assert!(missing.text().contains("Custom not found"));
+
     assert!(!site.root().join("public").exists(), "serve wrote public/");
     server.stop();
 }

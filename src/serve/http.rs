@@ -46,6 +46,8 @@ pub struct App {
     pub closing: watch::Receiver<bool>,
     /// Canonical folders that copied files may come from (the site, the image cache).
     pub allowed_roots: Vec<PathBuf>,
+    /// No rebuild step is running or due.
+    pub settled: std::sync::atomic::AtomicBool,
 }
 
 pub fn router(app: Arc<App>) -> Router {

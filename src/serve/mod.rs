@@ -15,6 +15,7 @@ pub mod session;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -64,8 +65,9 @@ pub struct Server {
     pub addr: SocketAddr,
     /// `http://127.0.0.1:1111/`
     pub url: String,
-    /// The first build's outcome.
+    /// The first build's outcome (its pages; the whole-site files follow).
     pub first: std::result::Result<Update, Vec<Diagnostic>>,
+    app: Arc<http::App>,
     stop: Option<watch::Sender<bool>>,
     runtime: Option<std::thread::JoinHandle<()>>,
     builder: Option<std::thread::JoinHandle<()>>,
@@ -78,6 +80,19 @@ enum Message {
 }
 
 impl Server {
+    /// Waits until no rebuild step is running or due (at most `timeout`); returns whether
+    /// that happened.
+    pub fn wait_until_settled(&self, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        while !self.app.settled.load(Ordering::SeqCst) {
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        true
+    }
+
     /// Stops serving and watching; returns when both have ended.
     pub fn stop(mut self) {
         self.shutdown();
@@ -124,7 +139,9 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
     let url = format!("http://{addr}/");
 
     let mut session = Session::new(&root, Some(url.clone()), options.drafts);
-    let first = session.build_all(&[]).map_err(diagnostics_of);
+    // The pages first; the builder thread adds the search index and whole-site files
+    // while the server already answers.
+    let first = session.build(&[]).map_err(diagnostics_of);
     let snapshot = Snapshot {
         files: session.files().unwrap_or_default(),
         errors: first.as_ref().err().map(|d| Arc::new(d.clone())),
@@ -143,6 +160,7 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         events,
         closing: closing.clone(),
         allowed_roots,
+        settled: AtomicBool::new(!session.unfinished()),
     });
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -151,6 +169,7 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         .build()
         .map_err(|e| Error::io(Path::new("runtime"), e))?;
     let server_app = app.clone();
+    let builder_app = app.clone();
     let mut server_closing = closing;
     let runtime = std::thread::Builder::new()
         .name("casebook-http".into())
@@ -174,9 +193,8 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
     let builder = std::thread::Builder::new()
         .name("casebook-build".into())
         .spawn(move || {
-            // Keeps the watcher alive as long as the builder runs.
-            let _watcher = watcher;
-            rebuild_loop(session, incoming, &app, report);
+            let mut watcher = watcher;
+            rebuild_loop(session, incoming, &mut watcher, &builder_app, report);
         })
         .map_err(|e| Error::io(Path::new("thread"), e))?;
 
@@ -184,6 +202,7 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         addr,
         url,
         first,
+        app,
         stop: Some(stop),
         runtime: Some(runtime),
         builder: Some(builder),
@@ -203,11 +222,14 @@ fn diagnostics_of(e: Error) -> Vec<Diagnostic> {
 fn rebuild_loop(
     mut session: Session,
     incoming: mpsc::Receiver<Message>,
+    watcher: &mut Watcher,
     app: &http::App,
     report: impl Fn(Report),
 ) {
     let mut failing = app.site.read().expect("site lock").errors.is_some();
     loop {
+        app.settled
+            .store(failing || !session.unfinished(), Ordering::SeqCst);
         let message = if session.unfinished() && !failing {
             match incoming.try_recv() {
                 Ok(message) => message,
@@ -224,6 +246,7 @@ fn rebuild_loop(
                 Err(_) => return,
             }
         };
+        app.settled.store(false, Ordering::SeqCst);
         let mut changed = match message {
             Message::Changed(paths) => paths,
             Message::Stop => return,
@@ -235,6 +258,7 @@ fn rebuild_loop(
                 Message::Stop => return,
             }
         }
+        watch_new_folders(watcher, &changed);
         let result = session.build(&changed);
         failing = publish(&session, result, failing, app, &report, Report::Rebuilt);
     }
@@ -306,7 +330,7 @@ fn watch_sources(root: &Path, changes: mpsc::Sender<Message>) -> Result<Watcher>
     debouncer
         .watch(root, RecursiveMode::NonRecursive)
         .map_err(|e| watch_error(root, e))?;
-    for dir in ["content", "themes", "templates", "static", "i18n"] {
+    for dir in SOURCE_FOLDERS {
         let path = root.join(dir);
         if path.is_dir() {
             debouncer
@@ -323,6 +347,22 @@ fn watch_error(path: &Path, e: notify_debouncer_full::notify::Error) -> Error {
             .hint("on Linux, raise the inotify limit: sysctl fs.inotify.max_user_watches=524288"),
     )
 }
+
+/// A source folder created after the start (`templates/`, say) is watched from now on.
+fn watch_new_folders(watcher: &mut Watcher, changed: &[PathBuf]) {
+    for path in changed {
+        let top = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if SOURCE_FOLDERS.contains(&top) && path.is_dir() {
+            let _ = watcher.watch(path, RecursiveMode::Recursive);
+        }
+    }
+}
+
+/// The folders of a site whose files are sources.
+const SOURCE_FOLDERS: &[&str] = &["content", "themes", "templates", "static", "i18n"];
 
 /// Whether a changed path is a source of the site (not an editor's backup or swap file,
 /// not the output or the image cache).
@@ -343,8 +383,8 @@ fn is_source(root: &Path, path: &Path) -> bool {
     !scratch
         && match first {
             Some("casebook.toml") => rel.components().count() == 1,
-            Some("content" | "themes" | "templates" | "static" | "i18n") => true,
-            _ => false,
+            Some(folder) => SOURCE_FOLDERS.contains(&folder),
+            None => false,
         }
 }
 
