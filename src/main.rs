@@ -93,6 +93,13 @@ struct SiteArgs {
     timings: bool,
 }
 
+fn files_changed(n: usize) -> String {
+    match n {
+        1 => "1 file changed".into(),
+        n => format!("{n} files changed"),
+    }
+}
+
 /// Runs the preview server until Ctrl-C.
 fn serve(
     options: &casebook::serve::ServeOptions,
@@ -118,20 +125,20 @@ fn serve(
         Report::Rebuilt(u) => {
             print_timings(&u);
             eprintln!(
-                "rebuilt in {:.0} ms: {} of {} pages rendered, {} files changed{}",
+                "rebuilt in {:.0} ms: {} of {} pages rendered, {}{}",
                 u.took.as_secs_f64() * 1000.0,
                 u.rendered,
                 u.pages,
-                u.changed.len(),
+                files_changed(u.changed.len()),
                 if u.full { " (full rebuild)" } else { "" }
             )
         }
         Report::Finished(u) => {
             print_timings(&u);
             eprintln!(
-                "  then search index, feeds, data export and manifest in {:.0} ms ({} files changed)",
+                "  then search index, feeds, data export and manifest in {:.0} ms ({})",
                 u.took.as_secs_f64() * 1000.0,
-                u.changed.len()
+                files_changed(u.changed.len())
             )
         }
         Report::Failed(diagnostics) => {

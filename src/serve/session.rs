@@ -334,6 +334,13 @@ impl Session {
             Some(outputs) => merge.replace(old.map_or(&empty, |o| &o.theme_files), outputs),
             None => old.map(|o| o.theme_files.clone()).unwrap_or_default(),
         };
+        // Attachments are copied from their sources as they are: the output (a path) stays
+        // the same when the source's bytes change.
+        for asset in &corpus.assets {
+            if changed.contains(&asset.source) {
+                merge.changed.push(asset.output.clone());
+            }
+        }
         watch.lap("merge");
         // The manifest, made by `finish`, hashes only files it has not seen.
         for path in &merge.changed {
