@@ -13,11 +13,26 @@
 //! The edits change the files the way an editor does (write in place); each waits for the
 //! previous one to finish first.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[allow(dead_code)]
+#[path = "../tests/support/http.rs"]
+mod http;
+
+use http::{Events, request};
+
+fn get(addr: SocketAddr, path: &str) -> String {
+    request(addr, "GET", path).text()
+}
+
+/// Waits for a `reload` event that names `page`.
+fn wait_reload(events: &mut Events, page: &str) {
+    events.next_naming("reload", &format!("\"{page}\""));
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -84,11 +99,11 @@ fn main() {
         let text = std::fs::read_to_string(file).unwrap();
         let t0 = Instant::now();
         std::fs::write(file, format!("{text}\n{marker}.\n")).unwrap();
-        events.wait_reload(&format!("/cases/{id}/"));
+        wait_reload(&mut events, &format!("/cases/{id}/"));
         reload.push(t0.elapsed());
         assert!(get(addr, &format!("/cases/{id}/")).contains(&marker));
         served.push(t0.elapsed());
-        events.wait_reload("/search/");
+        wait_reload(&mut events, "/search/");
         finished.push(t0.elapsed());
     }
     report("case narrative edit -> reload event", &mut reload);
@@ -129,9 +144,9 @@ fn main() {
         }
         let t0 = Instant::now();
         std::fs::write(file, edited + "\n").unwrap();
-        events.wait_reload(&format!("/cases/{id}/"));
+        wait_reload(&mut events, &format!("/cases/{id}/"));
         field.push(t0.elapsed());
-        events.wait_reload("/search/");
+        wait_reload(&mut events, "/search/");
     }
     report("case field (facet value) edit -> reload event", &mut field);
 
@@ -144,7 +159,7 @@ fn main() {
             1,
         );
         std::fs::write(&template, edited).unwrap();
-        events.wait_reload("/cases/syn-000001/");
+        wait_reload(&mut events, "/cases/syn-000001/");
         templates.push(t0.elapsed());
     }
     report("case template edit -> reload event", &mut templates);
@@ -169,62 +184,4 @@ fn report(what: &str, times: &mut [Duration]) {
         times.len(),
         ms.join(", ")
     );
-}
-
-fn get(addr: SocketAddr, path: &str) -> String {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut body = String::new();
-    stream.read_to_string(&mut body).unwrap();
-    body
-}
-
-struct Events {
-    reader: BufReader<TcpStream>,
-}
-
-impl Events {
-    fn subscribe(addr: SocketAddr) -> Events {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(120)))
-            .unwrap();
-        write!(
-            stream,
-            "GET /__casebook/events HTTP/1.1\r\nHost: localhost\r\n\r\n"
-        )
-        .unwrap();
-        let mut events = Events {
-            reader: BufReader::new(stream),
-        };
-        events.wait("ready", "");
-        events
-    }
-
-    /// Waits for a `reload` event that names `page`.
-    fn wait_reload(&mut self, page: &str) {
-        self.wait("reload", &format!("\"{page}\""));
-    }
-
-    fn wait(&mut self, name: &str, containing: &str) {
-        let mut current = String::new();
-        loop {
-            let mut line = String::new();
-            if self.reader.read_line(&mut line).unwrap() == 0 {
-                panic!("the event stream ended");
-            }
-            let line = line.trim_end();
-            if let Some(event) = line.strip_prefix("event: ") {
-                current = event.to_string();
-            } else if let Some(data) = line.strip_prefix("data: ") {
-                if current == name && data.contains(containing) {
-                    return;
-                }
-            }
-        }
-    }
 }

@@ -2,7 +2,7 @@
 //! reloads pages, shows diagnostics, refuses paths outside the site and stays on loopback.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use casebook::serve::{ServeOptions, Server, Session};
 
+use crate::support::http::{Events, request};
 use crate::support::{SiteTest, bundled};
 
 const BASE: &str = "http://127.0.0.1:1111/";
@@ -251,6 +252,21 @@ fn incremental_rebuilds_equal_full_builds_after_every_kind_of_edit() {
 }
 
 #[test]
+fn an_edited_attachment_is_served_and_listed_in_the_manifest_anew() {
+    let mut edits = Edits::new(SiteTest::fixture("minimal"));
+    let update = edits.step("an attachment", |root| {
+        std::fs::write(root.join("content/docs/bundle/notes.txt"), "new notes\n").unwrap();
+        vec!["content/docs/bundle/notes.txt"]
+    });
+    assert!(
+        update.changed.iter().any(|p| p.ends_with("notes.txt")),
+        "{:?}",
+        update.changed
+    );
+    assert!(update.changed.contains(&"manifest.json".to_string()));
+}
+
+#[test]
 fn a_failed_rebuild_keeps_the_last_site_and_recovers() {
     let mut edits = Edits::new(SiteTest::fixture("search"));
     let before = snapshot(&edits.session);
@@ -292,120 +308,6 @@ fn a_failed_rebuild_keeps_the_last_site_and_recovers() {
 }
 
 // ---- the server -----------------------------------------------------------------------
-
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-/// One HTTP/1.1 request with the path sent exactly as given (no normalisation).
-fn request(addr: SocketAddr, method: &str, path: &str) -> Response {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a full response");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    Response {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
-    }
-}
-
-/// A subscription to the live-reload events.
-struct Events {
-    reader: BufReader<TcpStream>,
-}
-
-impl Events {
-    fn subscribe(addr: SocketAddr) -> Events {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        write!(
-            stream,
-            "GET /__casebook/events HTTP/1.1\r\nHost: localhost\r\n\r\n"
-        )
-        .unwrap();
-        let mut events = Events {
-            reader: BufReader::new(stream),
-        };
-        events.next("ready");
-        events
-    }
-
-    /// Skips events until one called `name` whose data contains `needle`.
-    #[track_caller]
-    fn next_naming(&mut self, name: &str, needle: &str) -> String {
-        loop {
-            let data = self.next(name);
-            if data.contains(needle) {
-                return data;
-            }
-        }
-    }
-
-    /// The data of the next event called `name`; other events are skipped.
-    #[track_caller]
-    fn next(&mut self, name: &str) -> String {
-        let mut current = String::new();
-        loop {
-            let mut line = String::new();
-            match self.reader.read_line(&mut line) {
-                Ok(0) => panic!("the event stream ended before `{name}`"),
-                Ok(_) => {}
-                Err(e) => panic!("no `{name}` event: {e}"),
-            }
-            let line = line.trim_end();
-            if let Some(event) = line.strip_prefix("event: ") {
-                current = event.to_string();
-            } else if let Some(data) = line.strip_prefix("data: ") {
-                if current == name {
-                    return data.to_string();
-                }
-            }
-        }
-    }
-}
 
 fn start(site: &SiteTest) -> Server {
     let server = casebook::serve::start(

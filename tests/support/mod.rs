@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub mod browser;
+pub mod http;
 
 use scraper::{Html, Selector};
 
