@@ -88,13 +88,7 @@ fn main() {
     let mut served = Vec::new();
     let mut finished = Vec::new();
     for (i, file) in cases.iter().enumerate() {
-        let id = file
-            .parent()
-            .unwrap()
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let id = case_id(file);
         let marker = format!("serve bench edit {i}");
         let text = std::fs::read_to_string(file).unwrap();
         let t0 = Instant::now();
@@ -115,13 +109,7 @@ fn main() {
 
     let mut field = Vec::new();
     for (i, file) in cases.iter().enumerate() {
-        let id = file
-            .parent()
-            .unwrap()
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let id = case_id(file);
         let text = std::fs::read_to_string(file).unwrap();
         let status = if i % 2 == 0 {
             "identified"
@@ -169,6 +157,12 @@ fn main() {
         .args(["-INT", &child.id().to_string()])
         .status();
     let _ = child.wait();
+}
+
+/// `syn-000997` for `.../cases/syn-000997/index.md`.
+fn case_id(file: &Path) -> String {
+    let folder = file.parent().and_then(|p| p.file_name());
+    folder.unwrap().to_string_lossy().into_owned()
 }
 
 fn report(what: &str, times: &mut [Duration]) {

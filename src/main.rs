@@ -93,6 +93,19 @@ struct SiteArgs {
     timings: bool,
 }
 
+/// A failed preview build: the problems, and that the browser shows them too.
+fn print_failure(diagnostics: &[casebook::Diagnostic]) {
+    for d in diagnostics {
+        eprintln!("error: {d}");
+    }
+    let n = diagnostics.len();
+    eprintln!(
+        "{n} error{} found; the browser shows {} until the next good build",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "it" } else { "them" }
+    );
+}
+
 fn files_changed(n: usize) -> String {
     match n {
         1 => "1 file changed".into(),
@@ -141,10 +154,7 @@ fn serve(
                 files_changed(u.changed.len())
             )
         }
-        Report::Failed(diagnostics) => {
-            eprintln!("{}", Error::Diagnostics(diagnostics));
-            eprintln!("the browser shows these problems until the next good build");
-        }
+        Report::Failed(diagnostics) => print_failure(&diagnostics),
     })?;
     match &server.first {
         Ok(u) => {
@@ -155,10 +165,7 @@ fn serve(
                 u.took.as_secs_f64() * 1000.0
             )
         }
-        Err(diagnostics) => {
-            eprintln!("{}", Error::Diagnostics(diagnostics.clone()));
-            eprintln!("the browser shows these problems until the next good build");
-        }
+        Err(diagnostics) => print_failure(diagnostics),
     }
     println!("serving {} (Ctrl-C stops)", server.url);
     if open {

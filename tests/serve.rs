@@ -588,11 +588,29 @@ fn the_serve_command_prints_its_url_and_stops_cleanly_on_ctrl_c() {
         .parse()
         .unwrap();
     assert_eq!(request(addr, "GET", "/").status, 200);
-    let _events = Events::subscribe(addr);
+    let mut events = Events::subscribe(addr);
+    // A failed rebuild is printed in the terminal too, located.
+    let path = site.root().join("content/cases/syn-b.md");
+    let good = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        good.replacen("photographed = ", "photographed = \"someday\" #", 1),
+    )
+    .unwrap();
+    events.next("failed");
     let (code, stdout, stderr) = interrupt_and_wait(child);
     assert_eq!(code, 0, "stderr: {stderr}");
     assert!(stdout.contains("stopped serving"), "{stdout}");
     assert!(!stderr.contains("warning"), "{stderr}");
+    assert!(
+        stderr.contains("error: content/cases/syn-b.md:"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("photographed"), "{stderr}");
+    assert!(
+        stderr.contains("the browser shows it until the next good build"),
+        "{stderr}"
+    );
 }
 
 #[test]

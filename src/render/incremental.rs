@@ -124,25 +124,19 @@ impl Delta {
                 changed_shared.insert(lang.clone(), SHARED.to_vec());
                 continue;
             };
-            let mut changed = Vec::new();
-            if old_lang.nav != new_lang.nav {
-                changed.push("nav");
-            }
-            if old_lang.cases != new_lang.cases {
-                changed.push("cases");
-            }
-            if old_lang.facets != new_lang.facets {
-                changed.push("facets");
-            }
-            if old_lang.strings != new_lang.strings {
-                changed.push("t");
-            }
-            if old_lang.search != new_lang.search {
-                changed.push("search");
-            }
-            if old_shared.site != new_shared.site {
-                changed.push("site");
-            }
+            let values = [
+                ("nav", &old_lang.nav, &new_lang.nav),
+                ("cases", &old_lang.cases, &new_lang.cases),
+                ("facets", &old_lang.facets, &new_lang.facets),
+                ("t", &old_lang.strings, &new_lang.strings),
+                ("search", &old_lang.search, &new_lang.search),
+                ("site", &old_shared.site, &new_shared.site),
+            ];
+            let changed = values
+                .into_iter()
+                .filter(|(_, old, new)| old != new)
+                .map(|(name, _, _)| name)
+                .collect();
             changed_shared.insert(lang.clone(), changed);
         }
         Delta {
