@@ -296,3 +296,47 @@ fn load_strings(
     }
     strings
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_references_cover_extends_include_and_import() {
+        let source = r#"{% extends "base.html" %}{%- include "partials/a.html" -%}
+{% import 'macros.html' as m %}{% include ["x.html", "y.html"] %}{{ "not.html" }}
+{% if x %}{% include "z.html" ignore missing %}{% endif %}"#;
+        assert_eq!(
+            referenced_templates(source),
+            [
+                "base.html",
+                "partials/a.html",
+                "macros.html",
+                "x.html",
+                "y.html",
+                "z.html"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_template_closure_follows_references_transitively() {
+        let theme = Theme {
+            tera: Tera::new(),
+            templates: [
+                ("case.html", r#"{% extends "base.html" %}"#),
+                ("base.html", r#"{% include "partials/nav.html" %}"#),
+                ("partials/nav.html", "nav"),
+                ("page.html", "alone"),
+            ]
+            .into_iter()
+            .map(|(n, s)| (n.to_string(), s.to_string()))
+            .collect(),
+            strings: BTreeMap::new(),
+            static_files: BTreeMap::new(),
+        };
+        let closure: Vec<String> = theme.template_closure("case.html").into_iter().collect();
+        assert_eq!(closure, ["base.html", "case.html", "partials/nav.html"]);
+        assert_eq!(theme.template_closure("page.html").len(), 1);
+    }
+}
