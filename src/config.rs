@@ -45,6 +45,12 @@ struct RawConfig {
     images: RawImages,
     #[serde(default)]
     search: RawSearch,
+    /// Per language: which digits numbers and dates are written in (`ar = "arabic-indic"`).
+    #[serde(default)]
+    digits: BTreeMap<String, Spanned<String>>,
+    /// Per language: the schema's labels in that language (`"branch.215" = "الفرع 215"`).
+    #[serde(default)]
+    translations: BTreeMap<String, Spanned<BTreeMap<String, Spanned<String>>>>,
     #[serde(default)]
     extra: toml::Table,
 }
@@ -193,7 +199,54 @@ pub struct Config {
     pub cases: Option<CaseSchema>,
     pub images: ImageConfig,
     pub search: SearchConfig,
+    /// Digits per language; languages not listed use Latin digits.
+    pub digits: BTreeMap<String, Digits>,
+    /// The site's title and description in the other languages (`[translations.<lang>]`).
+    pub site_texts: BTreeMap<String, (String, String)>,
     pub extra: toml::Table,
+}
+
+/// The digits a language's numbers and dates are written in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Digits {
+    /// 0123456789
+    #[default]
+    Latin,
+    /// ٠١٢٣٤٥٦٧٨٩ (as in much Arabic print)
+    ArabicIndic,
+}
+
+impl Digits {
+    pub const NAMES: [&'static str; 2] = ["latin", "arabic-indic"];
+
+    pub fn parse(s: &str) -> Option<Digits> {
+        match s {
+            "latin" => Some(Digits::Latin),
+            "arabic-indic" => Some(Digits::ArabicIndic),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Digits::Latin => "latin",
+            Digits::ArabicIndic => "arabic-indic",
+        }
+    }
+
+    /// `text` with its ASCII digits written in these digits.
+    pub fn apply(self, text: &str) -> String {
+        match self {
+            Digits::Latin => text.to_string(),
+            Digits::ArabicIndic => text
+                .chars()
+                .map(|c| match c.to_digit(10) {
+                    Some(d) if c.is_ascii_digit() => char::from_u32(0x0660 + d).unwrap_or(c),
+                    _ => c,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// The static search index: on or off, what counts as an identifier, field weights.
@@ -341,12 +394,52 @@ pub struct FieldDef {
     /// Allowed values for `enum` and `list`.
     pub values: Vec<String>,
     pub value_labels: BTreeMap<String, String>,
+    /// The texts above in the site's other languages (`[translations.<lang>]`).
+    pub translated: BTreeMap<String, FieldTexts>,
+}
+
+/// A field's texts in one other language. Every text the default language has is present
+/// (a build error otherwise), so no English shows in, say, the Arabic edition.
+#[derive(Debug, Clone, Default)]
+pub struct FieldTexts {
+    pub label: String,
+    pub facet_label: String,
+    pub description: Option<String>,
+    pub value_labels: BTreeMap<String, String>,
 }
 
 impl FieldDef {
-    /// The display label of a value: the configured label, else the value itself.
+    /// The display label of a value in the default language: the configured label, else
+    /// the value itself.
     pub fn value_label<'a>(&'a self, value: &'a str) -> &'a str {
         self.value_labels.get(value).map_or(value, String::as_str)
+    }
+
+    /// The field's label in `lang`.
+    pub fn label_in(&self, lang: &str) -> &str {
+        self.translated.get(lang).map_or(&self.label, |t| &t.label)
+    }
+
+    /// The heading of the field's facet pages in `lang`.
+    pub fn facet_label_in(&self, lang: &str) -> &str {
+        self.translated
+            .get(lang)
+            .map_or(&self.facet_label, |t| &t.facet_label)
+    }
+
+    pub fn description_in(&self, lang: &str) -> Option<&str> {
+        match self.translated.get(lang) {
+            Some(t) => t.description.as_deref(),
+            None => self.description.as_deref(),
+        }
+    }
+
+    /// The display label of a value in `lang`.
+    pub fn value_label_in<'a>(&'a self, value: &'a str, lang: &str) -> &'a str {
+        self.translated
+            .get(lang)
+            .and_then(|t| t.value_labels.get(value))
+            .map_or_else(|| self.value_label(value), String::as_str)
     }
 }
 
@@ -402,6 +495,23 @@ impl Config {
             Error::one(Diagnostic::new("--base-url", message).hint(BASE_URL_HINT))
         })?;
         Ok(())
+    }
+
+    /// The site's title in `lang`.
+    pub fn title_in(&self, lang: &str) -> &str {
+        self.site_texts.get(lang).map_or(&self.title, |t| &t.0)
+    }
+
+    /// The site's description in `lang`.
+    pub fn description_in(&self, lang: &str) -> &str {
+        self.site_texts
+            .get(lang)
+            .map_or(&self.description, |t| &t.1)
+    }
+
+    /// The digits numbers and dates are written in, in `lang`.
+    pub fn digits(&self, lang: &str) -> Digits {
+        self.digits.get(lang).copied().unwrap_or_default()
     }
 
     pub fn language(&self, code: &str) -> Option<&Language> {
@@ -483,7 +593,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
             }
         }
     }
-    let languages = codes
+    let languages: Vec<Language> = codes
         .into_iter()
         .map(|code| Language {
             dir: if RTL_LANGUAGES.contains(&code.as_str()) {
@@ -505,7 +615,40 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         );
     }
 
-    let cases = raw.cases.map(|c| resolve_cases(c, text, path, &mut diags));
+    let mut digits = BTreeMap::new();
+    for (lang, style) in &raw.digits {
+        let (l, c) = at(style.span());
+        if !languages.iter().any(|x| &x.code == lang) {
+            diags.push(
+                Diagnostic::new(path, format!("`{lang}` is not one of the site's languages"))
+                    .at(l, c)
+                    .field(format!("digits.{lang}"))
+                    .hint("list the language in `languages` first"),
+            );
+        }
+        match Digits::parse(style.get_ref()) {
+            Some(d) => {
+                digits.insert(lang.clone(), d);
+            }
+            None => diags.push(
+                Diagnostic::new(path, format!("unknown digits `{}`", style.get_ref()))
+                    .at(l, c)
+                    .field(format!("digits.{lang}"))
+                    .hint(format!("use one of: {}", Digits::NAMES.join(", "))),
+            ),
+        }
+    }
+    let mut cases = raw.cases.map(|c| resolve_cases(c, text, path, &mut diags));
+    let site_texts = resolve_translations(
+        raw.translations,
+        (&raw.title, &raw.description),
+        &raw.default_language,
+        &languages,
+        cases.as_mut(),
+        text,
+        path,
+        &mut diags,
+    );
     let images = resolve_images(raw.images, text, path, &mut diags);
     let search = resolve_search(raw.search, cases.as_ref(), text, path, &mut diags);
 
@@ -523,8 +666,122 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         cases,
         images,
         search,
+        digits,
+        site_texts,
         extra: raw.extra,
     })
+}
+
+/// Checks `[translations.<lang>]` and returns the site's title and description per other
+/// language; fills each case field's texts in those languages. Every text the default
+/// language shows must be translated: a missing one is an error naming the key, and so is an
+/// unknown key.
+#[allow(clippy::too_many_arguments)]
+fn resolve_translations(
+    raw: BTreeMap<String, Spanned<BTreeMap<String, Spanned<String>>>>,
+    (title, description): (&str, &str),
+    default_language: &str,
+    languages: &[Language],
+    cases: Option<&mut CaseSchema>,
+    text: &str,
+    path: &Path,
+    diags: &mut Diagnostics,
+) -> BTreeMap<String, (String, String)> {
+    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    for (lang, table) in &raw {
+        if lang == default_language || !languages.iter().any(|l| &l.code == lang) {
+            let (l, c) = at(table.span());
+            diags.push(
+                Diagnostic::new(path, format!("`{lang}` is not one of the site's other languages"))
+                    .at(l, c)
+                    .field(format!("translations.{lang}"))
+                    .hint("[translations.<lang>] gives the case schema's labels in a language listed in `languages` (not the default one)"),
+            );
+        }
+    }
+    let mut site_texts = BTreeMap::new();
+    let mut schema = cases;
+    for lang in languages.iter().filter(|l| l.code != default_language) {
+        let lang = &lang.code;
+        let table = raw.get(lang);
+        let (table_line, table_col) = table.map_or((0, 0), |t| at(t.span()));
+        let entries = table.map(|t| t.get_ref());
+        // Every key this language can take, for unknown-key hints.
+        let mut known: Vec<String> = Vec::new();
+        let mut take = |key: String, english: Option<&str>, required: bool| -> Option<String> {
+            known.push(key.clone());
+            match entries.and_then(|e| e.get(&key)) {
+                Some(v) => Some(v.get_ref().clone()),
+                None if required => {
+                    diags.push(
+                        Diagnostic::new(path, format!("missing `{key}` for language `{lang}`"))
+                            .at(table_line, table_col)
+                            .field(format!("translations.{lang}"))
+                            .hint(format!(
+                                "add `\"{key}\" = \"...\"` under [translations.{lang}] ({default_language}: \"{}\")",
+                                english.unwrap_or_default()
+                            )),
+                    );
+                    None
+                }
+                None => None,
+            }
+        };
+        let site_title = take("site.title".into(), Some(title), true).unwrap_or_default();
+        let site_description = take(
+            "site.description".into(),
+            Some(description),
+            !description.is_empty(),
+        )
+        .unwrap_or_default();
+        site_texts.insert(lang.clone(), (site_title, site_description));
+        for field in schema.iter_mut().flat_map(|s| s.fields.iter_mut()) {
+            let mut texts = FieldTexts::default();
+            let name = field.name.clone();
+            texts.label = take(name.clone(), Some(&field.label), true).unwrap_or_default();
+            texts.facet_label = take(
+                format!("{name}.facet_label"),
+                Some(&field.facet_label),
+                field.facet.is_some() && field.facet_label != field.label,
+            )
+            .unwrap_or_else(|| texts.label.clone());
+            texts.description = take(
+                format!("{name}.description"),
+                field.description.as_deref(),
+                field.description.is_some(),
+            );
+            let values: BTreeSet<&String> = field
+                .values
+                .iter()
+                .chain(field.value_labels.keys())
+                .collect();
+            for value in values {
+                let required = field.value_labels.contains_key(value);
+                if let Some(label) = take(
+                    format!("{name}.{value}"),
+                    field.value_labels.get(value).map(String::as_str),
+                    required,
+                ) {
+                    texts.value_labels.insert(value.clone(), label);
+                }
+            }
+            field.translated.insert(lang.clone(), texts);
+        }
+        for (key, value) in entries.into_iter().flatten() {
+            if !known.contains(key) {
+                let (l, c) = at(value.span());
+                diags.push(
+                    Diagnostic::new(path, format!("`{key}` is not a translatable text of the site"))
+                        .at(l, c)
+                        .field(format!("translations.{lang}"))
+                        .hint(did_you_mean(key, known.iter().map(String::as_str)).unwrap_or_else(|| {
+                            "keys are `site.title`, `site.description`, and for case fields `field`, `field.facet_label`, `field.description` or `field.<value>`".into()
+                        })),
+                );
+            }
+        }
+    }
+    site_texts
 }
 
 fn resolve_search(
@@ -832,6 +1089,7 @@ fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics
             facet,
             values,
             value_labels: f.value_labels,
+            translated: BTreeMap::new(),
         });
     }
     let id_field = raw.id_field.get_ref().clone();
@@ -932,8 +1190,16 @@ mod tests {
     #[test]
     fn arabic_is_right_to_left() {
         let c =
-            parse("title = \"T\"\nbase_url = \"https://x.org/\"\nlanguages = [\"ar\"]\n").unwrap();
+            parse("title = \"T\"\nbase_url = \"https://x.org/\"\nlanguages = [\"ar\"]\n[translations.ar]\n\"site.title\" = \"ت\"\n").unwrap();
         assert_eq!(c.language("ar").unwrap().dir, "rtl");
         assert_eq!(c.language_prefix("ar"), "/ar/");
+        assert_eq!(c.title_in("ar"), "ت");
+        assert_eq!(c.title_in("en"), "T");
+    }
+
+    #[test]
+    fn digits_are_written_as_configured() {
+        assert_eq!(Digits::ArabicIndic.apply("14 أيار 2012"), "١٤ أيار ٢٠١٢");
+        assert_eq!(Digits::Latin.apply("2012"), "2012");
     }
 }

@@ -103,6 +103,21 @@ impl Theme {
 
         let mut tera = Tera::new();
         tera.autoescape_on([".html", ".xml"]);
+        // `{{ n | digits }}`: a number or date in the page language's digits (`[digits]`).
+        tera.register_filter(
+            "digits",
+            |value: tera::Value, _: tera::Kwargs, state: &tera::State| -> String {
+                let text = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_string);
+                match state.get::<String>("digits") {
+                    Ok(Some(style)) => crate::config::Digits::parse(&style)
+                        .unwrap_or_default()
+                        .apply(&text),
+                    _ => text,
+                }
+            },
+        );
         let raw = templates
             .iter()
             .map(|(name, (_, text))| (name.as_str(), text.as_str()));

@@ -120,3 +120,246 @@ fn translated_cases_translate_photo_alt_text() {
         ["English alt"]
     );
 }
+
+#[test]
+fn schema_labels_and_values_are_translated() {
+    let site = SiteTest::fixture("i18n");
+    site.build().success();
+    let ar = site.html("ar/cases/c-1/index.html");
+    assert!(texts(&ar, ".case-fields dt").contains(&"الفرع".to_string()));
+    assert!(texts(&ar, ".case-fields dd").contains(&"الفرع 215".to_string()));
+    let en = site.html("cases/c-1/index.html");
+    assert!(texts(&en, ".case-fields dt").contains(&"branch".to_string()));
+    assert!(texts(&en, ".case-fields dd").contains(&"Branch 215".to_string()));
+    // Facet pages take the translated facet heading and value labels; URLs stay ASCII.
+    let facet = site.html("ar/cases/branch/index.html");
+    assert!(texts(&facet, "h1")[0].ends_with("الفروع"));
+    assert_eq!(
+        texts(&facet, ".facet-table td a"),
+        ["الفرع 215", "الفرع 227"]
+    );
+    assert_eq!(
+        texts(&site.html("cases/branch/index.html"), "h1"),
+        ["Browse by: Branches"]
+    );
+}
+
+#[test]
+fn a_missing_schema_label_is_an_error_naming_the_key() {
+    let site =
+        SiteTest::fixture("i18n").edit("casebook.toml", "\"branch.227\" = \"الفرع 227\"\n", "");
+    site.build()
+        .failure(1)
+        .stderr_has("casebook.toml:")
+        .stderr_has("translations.ar: missing `branch.227` for language `ar`")
+        .stderr_has("(en: \"Branch 227\")");
+}
+
+#[test]
+fn an_unknown_schema_label_is_an_error_with_a_suggestion() {
+    let site = SiteTest::fixture("i18n").edit(
+        "casebook.toml",
+        "\"branch.227\" = \"الفرع 227\"",
+        "\"branch.227\" = \"الفرع 227\"\n\"branch.228\" = \"الفرع 228\"",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("`branch.228` is not a translatable text of the site")
+        .stderr_has("branch.227");
+}
+
+#[test]
+fn the_switcher_leads_to_the_other_home_when_a_page_is_untranslated() {
+    let site = SiteTest::fixture("i18n").write(
+        "content/notes.md",
+        "+++\ntitle = \"Notes\"\n+++\nOnly in English.\n",
+    );
+    site.build().success();
+    let notes = site.html("notes/index.html");
+    assert_eq!(attrs(&notes, ".language-switcher a", "href"), ["../ar/"]);
+    assert_eq!(
+        texts(&notes, ".language-switcher .switcher-note"),
+        ["(not translated: its home page)"]
+    );
+    // Only real translations are alternates.
+    assert!(attrs(&notes, "link[rel=alternate][hreflang]", "hreflang").is_empty());
+    // A translated page links its translation, without a note.
+    let about = site.html("about/index.html");
+    assert_eq!(
+        attrs(&about, ".language-switcher a", "href"),
+        ["../ar/about/"]
+    );
+    assert!(texts(&about, ".switcher-note").is_empty());
+}
+
+#[test]
+fn digits_follow_the_configuration() {
+    let site = SiteTest::fixture("i18n")
+        .edit(
+            "casebook.toml",
+            "[translations.ar]",
+            "[digits]\nar = \"arabic-indic\"\n\n[translations.ar]",
+        )
+        .edit(
+            "content/about.ar.md",
+            "title = ",
+            "date = 2012-05-14\ntitle = ",
+        );
+    site.build().success();
+    let facet = site.html("ar/cases/branch/index.html");
+    assert_eq!(texts(&facet, ".facet-table td.num"), ["١", "١"]);
+    assert_eq!(
+        texts(&site.html("cases/branch/index.html"), ".facet-table td.num"),
+        ["1", "1"]
+    );
+    assert_eq!(
+        texts(&site.html("ar/about/index.html"), ".meta time"),
+        ["١٤ أيار ٢٠١٢"]
+    );
+    // Labels and identifiers keep their digits.
+    assert_eq!(
+        texts(&facet, ".facet-table td a"),
+        ["الفرع 215", "الفرع 227"]
+    );
+    let bad = SiteTest::fixture("i18n").edit(
+        "casebook.toml",
+        "[translations.ar]",
+        "[digits]\nar = \"roman\"\n\n[translations.ar]",
+    );
+    bad.build()
+        .failure(1)
+        .stderr_has("digits.ar: unknown digits `roman`")
+        .stderr_has("latin, arabic-indic");
+}
+
+/// The bundled site is a complete Arabic edition: every page that is not a case has an
+/// Arabic version, at least a third of the sample narratives are translated, and both
+/// editions name each other.
+#[test]
+fn the_bundled_site_has_a_complete_arabic_edition() {
+    let site = crate::support::bundled();
+    site.build().success();
+    let arabic = |s: &str| s.chars().any(|c| ('\u{0600}'..='\u{06FF}').contains(&c));
+    for page in [
+        "",
+        "about/",
+        "methodology/",
+        "report/",
+        "authors/",
+        "authors/desmond-de-silva/",
+        "authors/geoffrey-nice/",
+        "authors/david-crane/",
+        "timeline/",
+        "sources/",
+        "verify/",
+        "cases/",
+    ] {
+        let ar = site.html(&format!("ar/{page}index.html"));
+        assert_eq!(attrs(&ar, "html", "dir"), ["rtl"], "{page}");
+        let h1 = texts(&ar, "h1").join(" ");
+        assert!(arabic(&h1), "ar/{page} has no Arabic title: {h1}");
+        assert!(
+            texts(&ar, ".fallback-notice").is_empty(),
+            "ar/{page} is not translated"
+        );
+        let en = site.html(&format!("{page}index.html"));
+        assert_eq!(
+            attrs(&en, "link[rel=alternate][hreflang=ar]", "href"),
+            [format!("https://example.org/caesar/ar/{page}")],
+            "{page}"
+        );
+        assert_eq!(
+            attrs(&ar, "link[rel=alternate][hreflang=en]", "href"),
+            [format!("https://example.org/caesar/{page}")],
+            "{page}"
+        );
+    }
+    let cases: Vec<String> = std::fs::read_dir(site.root().join("content/cases"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let translated = cases
+        .iter()
+        .filter(|c| {
+            texts(
+                &site.html(&format!("ar/cases/{c}/index.html")),
+                ".fallback-notice",
+            )
+            .is_empty()
+        })
+        .count();
+    assert!(
+        translated * 3 >= cases.len(),
+        "{translated} of {} narratives translated",
+        cases.len()
+    );
+    // Every Arabic case page says it is synthetic, translated or not.
+    for c in &cases {
+        let page = site.html(&format!("ar/cases/{c}/index.html"));
+        assert_eq!(texts(&page, ".badge-synthetic"), ["مصطنع"], "{c}");
+    }
+    assert!(site.exists("ar/atom.xml"));
+    assert!(
+        site.file("sitemap.xml")
+            .contains("https://example.org/caesar/ar/cases/syn-0001/")
+    );
+}
+
+/// Both editions in Chromium: direction, the switcher, and an Arabic search with
+/// diacritics; screenshots of both homes and one case page for review.
+#[test]
+fn browser_both_editions_render_in_their_direction() {
+    use crate::support::browser::{Browser, serve};
+    let Some(mut b) = Browser::launch("browser_both_editions_render_in_their_direction") else {
+        return;
+    };
+    let site = crate::support::bundled();
+    site.build().success();
+    let base = serve(&site.public());
+    let shots = repo_root().join("target/test-screenshots");
+    for (path, dir, shot) in [
+        ("", "ltr", "edition-en-home"),
+        ("ar/", "rtl", "edition-ar-home"),
+        ("cases/syn-0001/", "ltr", "edition-en-case"),
+        ("ar/cases/syn-0001/", "rtl", "edition-ar-case"),
+    ] {
+        b.goto(&format!("{base}{path}"));
+        assert_eq!(
+            b.eval("getComputedStyle(document.body).direction"),
+            dir,
+            "{path}"
+        );
+        b.screenshot(&shots.join(format!("{shot}.png")));
+    }
+    // On the Arabic case page, identifiers read left to right inside right-to-left text.
+    assert_eq!(
+        b.eval("getComputedStyle(document.querySelector('.case-fields bdi')).unicodeBidi"),
+        "isolate"
+    );
+    // "تَجْوِيع" (starvation) with harakat finds the cases of that indicator, in Arabic,
+    // and the count uses the Arabic plural form for its number.
+    b.goto(&format!(
+        "{base}ar/search/?q=%D8%AA%D9%8E%D8%AC%D9%92%D9%88%D9%90%D9%8A%D8%B9"
+    ));
+    b.wait_for("document.querySelectorAll('#search-results h2 a').length > 0");
+    let status = b.eval("document.getElementById('search-status').textContent");
+    let status = status.as_str().unwrap();
+    let n: usize = status
+        .split_whitespace()
+        .find_map(|w| w.parse().ok())
+        .unwrap_or(1);
+    let form = match n {
+        1 => "نتيجة واحدة",
+        2 => "نتيجتان",
+        3..=10 => "نتائج",
+        _ => "نتيجة",
+    };
+    assert!(status.contains(form), "{status}");
+    assert_eq!(
+        b.eval("getComputedStyle(document.getElementById('search-results')).direction"),
+        "rtl"
+    );
+    b.screenshot(&shots.join("edition-ar-search.png"));
+}

@@ -217,7 +217,10 @@ fn incremental_rebuilds_equal_full_builds_after_every_kind_of_edit() {
         .files()
         .unwrap()
         .keys()
-        .filter(|p| p.starts_with("cases/syn-") && p.ends_with("/index.html"))
+        .filter(|p| {
+            (p.starts_with("cases/syn-") || p.starts_with("ar/cases/syn-"))
+                && p.ends_with("/index.html")
+        })
         .count();
     assert_eq!(
         update.rendered, cases,

@@ -73,7 +73,7 @@ pub fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
                 .map(|key| {
                     let pages = by_key.remove(&key).unwrap_or_default();
                     FacetValue {
-                        label: field.value_label(&key).to_string(),
+                        label: field.value_label_in(&key, &lang.code).to_string(),
                         path: facet_value_path(&section.meta.path, facet_name, &key),
                         count: pages.len(),
                         value: key,
@@ -84,8 +84,8 @@ pub fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
             out.push(Facet {
                 name: facet_name.to_string(),
                 field: field.name.clone(),
-                label: field.facet_label.clone(),
-                description: field.description.clone(),
+                label: field.facet_label_in(&lang.code).to_string(),
+                description: field.description_in(&lang.code).map(str::to_string),
                 lang: lang.code.clone(),
                 path,
                 values,

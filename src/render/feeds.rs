@@ -98,7 +98,7 @@ pub fn atom(
         xml.push_str(&format!(
             "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"{}\">\n  <title>{}</title>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <id>{}</id>\n  <updated>{updated}</updated>\n  <generator>casebook</generator>\n",
             lang.code,
-            escape_xml(&config.title),
+            escape_xml(config.title_in(&lang.code)),
             escape_xml(&feed_url),
             escape_xml(&config.permalink(&prefix)),
             escape_xml(&feed_url),

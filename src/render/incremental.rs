@@ -130,7 +130,7 @@ impl Delta {
                 ("facets", &old_lang.facets, &new_lang.facets),
                 ("t", &old_lang.strings, &new_lang.strings),
                 ("search", &old_lang.search, &new_lang.search),
-                ("site", &old_shared.site, &new_shared.site),
+                ("site", &old_lang.site, &new_lang.site),
             ];
             let changed = values
                 .into_iter()

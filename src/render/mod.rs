@@ -795,14 +795,18 @@ fn render_markdown(
 /// Context values shared by every page of a language, serialised once.
 pub struct Shared {
     base_url: String,
+    /// Every language's home, for the language switcher of untranslated pages.
+    homes: Vec<views::Link>,
     /// Where 404.html links point: it is served at any URL.
     base_path: String,
-    site: Value,
     per_lang: BTreeMap<String, LangShared>,
 }
 
 struct LangShared {
+    /// The site's title, description and settings, in this language.
+    site: Value,
     dir: &'static str,
+    digits: &'static str,
     strings: Value,
     nav: Value,
     home: String,
@@ -821,14 +825,6 @@ struct NavEntry<'a> {
 
 impl Shared {
     pub fn new(config: &Config, corpus: &Corpus, theme: &Theme, facets: &[Facet]) -> Shared {
-        let site = Value::from_serializable(&serde_json::json!({
-            "title": config.title,
-            "description": config.description,
-            "base_url": config.base_url,
-            "default_language": config.default_language,
-            "languages": config.languages,
-            "extra": config.extra,
-        }));
         let mut per_lang = BTreeMap::new();
         for lang in &config.languages {
             let mut nav: Vec<(&Meta, &str)> = Vec::new();
@@ -857,7 +853,7 @@ impl Shared {
                     .cases
                     .iter()
                     .flat_map(|schema| schema.fields.iter().filter(|f| f.column))
-                    .map(|f| serde_json::json!({ "name": f.name, "label": f.label }))
+                    .map(|f| serde_json::json!({ "name": f.name, "label": f.label_in(&lang.code) }))
                     .collect();
                 serde_json::json!({
                     "title": s.meta.title,
@@ -870,7 +866,16 @@ impl Shared {
             per_lang.insert(
                 lang.code.clone(),
                 LangShared {
+                    site: Value::from_serializable(&serde_json::json!({
+                        "title": config.title_in(&lang.code),
+                        "description": config.description_in(&lang.code),
+                        "base_url": config.base_url,
+                        "default_language": config.default_language,
+                        "languages": config.languages,
+                        "extra": config.extra,
+                    })),
                     dir: lang.dir,
+                    digits: config.digits(&lang.code).name(),
                     strings: Value::from_serializable(
                         &theme.strings.get(&lang.code).cloned().unwrap_or_default(),
                     ),
@@ -887,10 +892,18 @@ impl Shared {
                 },
             );
         }
+        let homes = config
+            .languages
+            .iter()
+            .map(|l| views::Link {
+                untranslated: true,
+                ..views::Link::new(config, &l.code, &config.language_prefix(&l.code))
+            })
+            .collect();
         Shared {
+            homes,
             base_url: config.base_url.clone(),
             base_path: config.base_path(),
-            site,
             per_lang,
         }
     }
@@ -903,9 +916,23 @@ impl Shared {
             &format!("{}{}", self.base_url, current_path.trim_start_matches('/')),
         );
         ctx.insert("translations", translations);
-        ctx.insert_value("site", self.site.clone());
+        // Every other language: the same page where it exists, else that language's home.
+        let switcher: Vec<&views::Link> = self
+            .homes
+            .iter()
+            .filter(|home| home.lang != lang)
+            .map(|home| {
+                translations
+                    .iter()
+                    .find(|t| t.lang == home.lang)
+                    .unwrap_or(home)
+            })
+            .collect();
+        ctx.insert("switcher", &switcher);
+        ctx.insert_value("site", l.site.clone());
         ctx.insert("lang", lang);
         ctx.insert("dir", l.dir);
+        ctx.insert("digits", l.digits);
         ctx.insert_value("t", l.strings.clone());
         ctx.insert_value("nav", l.nav.clone());
         ctx.insert("home_path", &l.home);

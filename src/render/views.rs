@@ -18,6 +18,8 @@ pub struct Link {
     pub name: String,
     pub path: String,
     pub permalink: String,
+    /// The page has no version in this language: the link leads to that language's home.
+    pub untranslated: bool,
 }
 
 impl Link {
@@ -27,6 +29,7 @@ impl Link {
             name: language_name(lang).unwrap_or(lang).to_string(),
             path: path.to_string(),
             permalink: config.permalink(path),
+            untranslated: false,
         }
     }
 }
@@ -205,7 +208,7 @@ pub fn case_view<'a>(
             FieldValue::List(list) => list
                 .iter()
                 .map(|v| ValueView {
-                    label: field.value_label(v).to_string(),
+                    label: field.value_label_in(v, lang).to_string(),
                     path: field
                         .facet
                         .as_ref()
@@ -216,7 +219,7 @@ pub fn case_view<'a>(
             other => {
                 let text = match other {
                     FieldValue::Date(d) => format_naive_date(d, lang),
-                    v => field.value_label(&v.to_text()).to_string(),
+                    v => field.value_label_in(&v.to_text(), lang).to_string(),
                 };
                 vec![ValueView {
                     value: other.to_text(),
@@ -230,7 +233,7 @@ pub fn case_view<'a>(
         };
         fields.push(FieldView {
             name: &field.name,
-            label: &field.label,
+            label: field.label_in(lang),
             kind: field.kind,
             column: field.column,
             text: items

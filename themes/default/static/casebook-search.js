@@ -297,6 +297,15 @@
     if (started || !page || !script || !store.meta || document.readyState === "loading") return;
     started = true;
     var meta = store.meta, t = page.dataset, rootPath = (t.root || "").replace(/index\.html$/, ""), portable = t.portable === "true";
+    // Numbers in the configured digits; the results line in the language's plural form
+    // (Arabic has six: zero, one, two, few, many, other).
+    var locale = meta.lang + (t.digits === "arabic-indic" ? "-u-nu-arab" : "-u-nu-latn");
+    function number(n) { return n.toLocaleString(locale); }
+    function resultsText(n) {
+      if (n === 0) return t.tNone;
+      var form = window.Intl && Intl.PluralRules ? new Intl.PluralRules(meta.lang).select(n) : n === 1 ? "one" : "other";
+      return form === "one" ? t.tResult : form === "two" ? t.tResultsTwo : form === "few" ? t.tResultsFew : form === "many" ? t.tResultsMany : t.tResults;
+    }
     var form = document.getElementById("search-form"), input = document.getElementById("search-q");
     var sort = document.getElementById("search-sort"), status = document.getElementById("search-status");
     var list = document.getElementById("search-results"), nav = document.getElementById("search-pages");
@@ -416,11 +425,11 @@
       if (!q) q = chosen.join(", ");
       // Folded filters still say how many are on.
       summary.textContent = facetBox.getAttribute("aria-label") + (chosen.length ? " (" + chosen.length + ")" : "");
-      status.textContent = fill(r.total === 0 ? t.tNone : r.total === 1 ? t.tResult : t.tResults, r.total.toLocaleString(meta.lang), q);
+      status.textContent = fill(resultsText(r.total), number(r.total), q);
       r.counts.forEach(function (c, fi) {
         c.forEach(function (n, vi) {
           var x = boxes[fi][vi];
-          x.count.textContent = "(" + n.toLocaleString(meta.lang) + ")";
+          x.count.textContent = "(" + number(n) + ")";
           x.row.classList.toggle("empty", n === 0 && !x.box.checked);
         });
       });
