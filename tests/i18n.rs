@@ -362,4 +362,23 @@ fn browser_both_editions_render_in_their_direction() {
         "rtl"
     );
     b.screenshot(&shots.join("edition-ar-search.png"));
+    // "المَنْهَجِيَّة" with harakat and shadda finds the page titled "المنهجية".
+    b.goto(&format!(
+        "{base}ar/search/?q=%D8%A7%D9%84%D9%85%D9%8E%D9%86%D9%92%D9%87%D9%8E%D8%AC%D9%90%D9%8A%D9%8E%D9%91%D8%A9"
+    ));
+    b.wait_for("document.querySelectorAll('#search-results h2 a').length > 0");
+    let titles = b.eval(
+        "Array.from(document.querySelectorAll('#search-results h2 a')).map(a => a.textContent)",
+    );
+    assert!(
+        titles.as_array().unwrap().iter().any(|t| t == "المنهجية"),
+        "{titles}"
+    );
+    // A detainee number typed in Arabic-Indic digits (٩٠٤١٧) finds its case first.
+    b.goto(&format!(
+        "{base}ar/search/?q=%D9%A9%D9%A0%D9%A4%D9%A1%D9%A7"
+    ));
+    b.wait_for("document.querySelectorAll('#search-results h2 a').length > 0");
+    let first = b.eval("document.querySelector('#search-results h2 a').textContent");
+    assert!(first.as_str().unwrap().contains("SYN-0001"), "{first}");
 }

@@ -137,6 +137,15 @@ pub struct ValueView {
     pub path: Option<String>,
 }
 
+/// Between the items of a list: Arabic script has its own comma.
+pub fn list_separator(lang: &str) -> &'static str {
+    if lang == "ar" || lang == "fa" || lang == "ur" {
+        "، "
+    } else {
+        ", "
+    }
+}
+
 pub fn format_date(date: &Date, lang: &str) -> String {
     format_naive_date(&date.date_naive(), lang)
 }
@@ -240,7 +249,7 @@ pub fn case_view<'a>(
                 .iter()
                 .map(|i| i.label.as_str())
                 .collect::<Vec<_>>()
-                .join(", "),
+                .join(list_separator(lang)),
             items,
         });
     }

@@ -437,6 +437,9 @@
         var li = el("li", "search-result"), h = el("h2"), a = el("a");
         marked(a, item.title, r);
         a.href = href(item.path);
+        // An untranslated page's English title and snippet read left to right on the
+        // Arabic page: each string takes its own direction.
+        a.dir = "auto";
         if (item.thumb) {
           var img = el("img", "thumb thumb-graphic");
           img.src = href(item.thumb);
@@ -448,7 +451,9 @@
         if (item.synthetic) { h.appendChild(document.createTextNode(" ")); h.appendChild(el("span", "badge badge-synthetic", t.tSynthetic)); }
         li.appendChild(h);
         if (item.info) li.appendChild(marked(el("p", "meta"), item.info, r));
-        li.appendChild(marked(el("p", "snippet"), item.summary, r));
+        var snippet = marked(el("p", "snippet"), item.summary, r);
+        snippet.dir = "auto";
+        li.appendChild(snippet);
         list.appendChild(li);
       });
       if (r.pages > 1) {
