@@ -110,6 +110,12 @@ impl Browser {
 
     /// Sends one command and waits for its answer, skipping events.
     pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.try_call(method, params)
+            .unwrap_or_else(|e| panic!("{method}: {e}"))
+    }
+
+    /// `call`, returning the protocol's error instead of panicking on it.
+    fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let mut msg = json!({ "id": id, "method": method, "params": params });
@@ -123,9 +129,9 @@ impl Browser {
             let v: Value = serde_json::from_str(text.as_str()).unwrap();
             if v["id"] == id {
                 if let Some(e) = v.get("error") {
-                    panic!("{method}: {e}");
+                    return Err(e.clone());
                 }
-                return v["result"].clone();
+                return Ok(v["result"].clone());
             }
         }
     }
@@ -150,10 +156,16 @@ impl Browser {
     /// Polls `condition` until it is truthy; panics after 15 s with the page's state.
     pub fn wait_for(&mut self, condition: &str) -> Value {
         let start = Instant::now();
+        let expression =
+            format!("(() => {{ try {{ return {condition}; }} catch (e) {{ return null; }} }})()");
         loop {
-            let v = self.eval(&format!(
-                "(() => {{ try {{ return {condition}; }} catch (e) {{ return null; }} }})()"
-            ));
+            // While the page navigates, the protocol refuses to evaluate ("Inspected target
+            // navigated or closed"): that is "not yet", not a failure.
+            let answer = self.try_call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "awaitPromise": true, "returnByValue": true }),
+            );
+            let v = answer.map_or(Value::Null, |r| r["result"]["value"].clone());
             if !(v.is_null() || v == false || v == "" || v == 0) {
                 return v;
             }
