@@ -18,7 +18,7 @@ bin=target/release/casebook
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. benches/lib.sh
 
 printf '%-8s %-6s %10s %10s %12s\n' cases pages cold_s warm_s peak_MiB
 for n in "${sizes[@]}"; do

@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 corpus="$work/corpus"
 target/release/examples/gen-corpus --cases "$cases" --photos "$per" --photo-size 1600x1200 --out "$corpus" >/dev/null
 photos=$((cases * per))
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. benches/lib.sh
 cold=() warm=() peak=0
 for _ in $(seq "$runs"); do
   rm -rf "$corpus/public" "$corpus"/.public.casebook-* "$corpus/.casebook-cache"

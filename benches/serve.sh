@@ -15,7 +15,7 @@ cargo build --release --quiet --bin casebook --example gen-corpus --example serv
 bin=target/release/casebook
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. benches/lib.sh
 
 corpus="$work/c$n"
 target/release/examples/gen-corpus --cases "$n" --out "$corpus" >/dev/null

@@ -117,13 +117,18 @@ impl Error {
 }
 
 fn render_diagnostics(diagnostics: &[Diagnostic]) -> String {
+    report(diagnostics, "nothing was written")
+}
+
+/// Every diagnostic on its own `error:` line, then how many there are and `outcome`.
+pub fn report(diagnostics: &[Diagnostic], outcome: &str) -> String {
     let mut out = String::new();
     for d in diagnostics {
         out.push_str(&format!("error: {d}\n"));
     }
     let n = diagnostics.len();
     out.push_str(&format!(
-        "{n} error{} found; nothing was written",
+        "{n} error{} found; {outcome}",
         if n == 1 { "" } else { "s" }
     ));
     out

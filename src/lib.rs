@@ -94,11 +94,8 @@ fn render_site_with(options: &BuildOptions, keep_html: bool) -> Result<Built> {
         config.set_base_url(url)?;
     }
     // Content, link and theme errors are independent: report them all together.
-    let (corpus, mut diags) = content::load_partial(&config, options.drafts)?;
+    let (corpus, mut diags) = load_content(&config, options.drafts, None)?;
     watch.lap("load content");
-    if !diags.is_empty() {
-        diags.extend(render::markdown_link_errors(&config, &corpus));
-    }
     let theme = match theme::Theme::load(&config) {
         Ok(theme) => Some(theme),
         Err(Error::Diagnostics(d)) => {
@@ -148,6 +145,24 @@ fn render_site_with(options: &BuildOptions, keep_html: bool) -> Result<Built> {
         images,
         timings: watch.laps,
     })
+}
+
+/// Loads the content with every problem found in it: the files' own and, when there are
+/// any, the broken `@/` links too, so a publisher sees them all in one pass. `cache` (serve)
+/// re-parses only changed files.
+pub(crate) fn load_content(
+    config: &Config,
+    drafts: bool,
+    cache: Option<&mut content::ParseCache>,
+) -> Result<(content::Corpus, Vec<Diagnostic>)> {
+    let (corpus, mut diags) = match cache {
+        Some(cache) => content::load_cached(config, drafts, cache)?,
+        None => content::load_partial(config, drafts)?,
+    };
+    if !diags.is_empty() {
+        diags.extend(render::markdown_link_errors(config, &corpus));
+    }
+    Ok((corpus, diags))
 }
 
 /// Builds the site and swaps it into the output folder.

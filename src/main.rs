@@ -95,14 +95,13 @@ struct SiteArgs {
 
 /// A failed preview build: the problems, and that the browser shows them too.
 fn print_failure(diagnostics: &[casebook::Diagnostic]) {
-    for d in diagnostics {
-        eprintln!("error: {d}");
-    }
-    let n = diagnostics.len();
+    let them = if diagnostics.len() == 1 { "it" } else { "them" };
     eprintln!(
-        "{n} error{} found; the browser shows {} until the next good build",
-        if n == 1 { "" } else { "s" },
-        if n == 1 { "it" } else { "them" }
+        "{}",
+        casebook::error::report(
+            diagnostics,
+            &format!("the browser shows {them} until the next good build")
+        )
     );
 }
 

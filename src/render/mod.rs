@@ -7,6 +7,7 @@
 mod export;
 mod facets;
 mod feeds;
+pub use feeds::escape_xml;
 pub mod incremental;
 mod search_docs;
 pub mod views;

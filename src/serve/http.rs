@@ -262,12 +262,7 @@ fn inject_live_reload(mut html: Vec<u8>) -> Vec<u8> {
 
 /// The page shown instead of the site while the last rebuild failed.
 pub fn overlay(errors: &[Diagnostic]) -> String {
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
+    let esc = crate::render::escape_xml;
     let mut items = String::new();
     for d in errors {
         let mut place = d.path.display().to_string();

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
-use crate::content::{self, Corpus, ParseCache};
+use crate::content::{Corpus, ParseCache};
 use crate::error::{Error, Result};
 use crate::images::{self, ImageSet, manifest};
 use crate::output::{self, Output};
@@ -229,9 +229,8 @@ impl Session {
             Some(o) if !content_changed => (o.corpus.clone(), o.images.clone()),
             _ => {
                 let (corpus, mut diags) =
-                    content::load_cached(&config, self.drafts, &mut self.parsed)?;
+                    crate::load_content(&config, self.drafts, Some(&mut self.parsed))?;
                 if !diags.is_empty() {
-                    diags.extend(render::markdown_link_errors(&config, &corpus));
                     diags.sort();
                     diags.dedup();
                     return Err(Error::Diagnostics(diags));
@@ -465,7 +464,7 @@ impl Session {
         let update = Update {
             changed: merge.changed,
             rendered: rendered_count,
-            pages: page_files.iter().filter(|p| p.ends_with(".html")).count(),
+            pages: page_files.len(),
             full: false,
             took: started.elapsed(),
             timings: watch.laps,
