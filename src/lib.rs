@@ -5,6 +5,7 @@
 //! Each stage takes what the previous one produced and returns new data, so stages can be
 //! tested alone and a failed stage leaves the previous site untouched.
 
+pub mod charts;
 pub mod check;
 pub mod config;
 pub mod content;

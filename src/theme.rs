@@ -118,6 +118,7 @@ impl Theme {
                 }
             },
         );
+        crate::charts::register(&mut tera);
         let raw = templates
             .iter()
             .map(|(name, (_, text))| (name.as_str(), text.as_str()));

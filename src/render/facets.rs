@@ -1,16 +1,19 @@
 //! Facets: for every schema field marked as a facet, which cases carry which value.
 //!
 //! Enum and list facets list every declared value (zero counts included, so an index shows
-//! what could be there); dates facet by year; other fields by their distinct values.
+//! what could be there); dates facet by year, and each year by its months (so a chart's
+//! month bar has a page to lead to); other fields by their distinct values.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::views::facet_value_path;
+use chrono::Datelike;
+
+use super::views::{facet_value_path, format_month};
 use crate::config::{Config, FieldType};
-use crate::content::Corpus;
+use crate::content::{Corpus, FieldValue};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Facet {
@@ -37,6 +40,26 @@ pub struct FacetValue {
     /// Indices into `Corpus::pages`, in the case section's order.
     #[serde(skip)]
     pub pages: Vec<usize>,
+    /// A date facet's year: its months that have cases, in order, each with its own page.
+    pub months: Vec<FacetValue>,
+    /// A month: the year it belongs to.
+    pub parent: Option<ParentValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParentValue {
+    pub label: String,
+    pub path: String,
+}
+
+impl Facet {
+    /// A value of the facet by key: a year's months (`2013-05`) included.
+    pub fn value(&self, key: &str) -> Option<&FacetValue> {
+        self.values
+            .iter()
+            .flat_map(|v| std::iter::once(v).chain(&v.months))
+            .find(|v| v.value == key)
+    }
 }
 
 pub fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
@@ -72,12 +95,27 @@ pub fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
                 .into_iter()
                 .map(|key| {
                     let pages = by_key.remove(&key).unwrap_or_default();
+                    let path = facet_value_path(&section.meta.path, facet_name, &key);
+                    let label = field.value_label_in(&key, &lang.code).to_string();
+                    let months = if field.kind == FieldType::Date {
+                        months_of(
+                            corpus,
+                            &field.name,
+                            &pages,
+                            (&key, &label, &path),
+                            &lang.code,
+                        )
+                    } else {
+                        Vec::new()
+                    };
                     FacetValue {
-                        label: field.value_label_in(&key, &lang.code).to_string(),
-                        path: facet_value_path(&section.meta.path, facet_name, &key),
+                        label,
+                        path,
                         count: pages.len(),
                         value: key,
                         pages,
+                        months,
+                        parent: None,
                     }
                 })
                 .collect();
@@ -94,4 +132,41 @@ pub fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
         }
     }
     out
+}
+
+/// The months of one year's cases (`pages`, in section order), each a value of its own at
+/// `<year path>MM/`.
+fn months_of(
+    corpus: &Corpus,
+    field: &str,
+    pages: &[usize],
+    (year, year_label, year_path): (&str, &str, &str),
+    lang: &str,
+) -> Vec<FacetValue> {
+    let year: i32 = year.parse().unwrap_or_default();
+    let mut by_month: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for &p in pages {
+        let date = corpus.pages[p]
+            .case
+            .as_ref()
+            .and_then(|c| c.values.get(field));
+        if let Some(FieldValue::Date(d)) = date {
+            by_month.entry(d.month()).or_default().push(p);
+        }
+    }
+    by_month
+        .into_iter()
+        .map(|(month, pages)| FacetValue {
+            value: format!("{year:04}-{month:02}"),
+            label: format_month(year, month, lang),
+            path: format!("{year_path}{month:02}/"),
+            count: pages.len(),
+            pages,
+            months: Vec::new(),
+            parent: Some(ParentValue {
+                label: year_label.to_string(),
+                path: year_path.to_string(),
+            }),
+        })
+        .collect()
 }

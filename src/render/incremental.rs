@@ -74,7 +74,17 @@ pub struct Delta {
 }
 
 /// Shared context values a template may use, with the word that shows it does.
-const SHARED: &[&str] = &["nav", "cases", "facets", "t", "site", "search"];
+const SHARED: &[&str] = &[
+    "nav",
+    "cases",
+    "facets",
+    "chart_data",
+    "t",
+    "site",
+    "search",
+];
+/// What `chart()` reads from the context.
+const CHART_READS: &[&str] = &["facets", "chart_data", "cases", "t"];
 
 impl Delta {
     #[allow(clippy::too_many_arguments)]
@@ -111,9 +121,11 @@ impl Delta {
                 .iter()
                 .copied()
                 .filter(|var| {
-                    closure
-                        .iter()
-                        .any(|t| mentions(&new_theme.templates[t], var))
+                    closure.iter().any(|t| {
+                        let source = &new_theme.templates[t];
+                        mentions(source, var)
+                            || (CHART_READS.contains(var) && mentions(source, "chart"))
+                    })
                 })
                 .collect();
             uses.insert(name.clone(), used);
@@ -128,6 +140,7 @@ impl Delta {
                 ("nav", &old_lang.nav, &new_lang.nav),
                 ("cases", &old_lang.cases, &new_lang.cases),
                 ("facets", &old_lang.facets, &new_lang.facets),
+                ("chart_data", &old_lang.chart_data, &new_lang.chart_data),
                 ("t", &old_lang.strings, &new_lang.strings),
                 ("search", &old_lang.search, &new_lang.search),
                 ("site", &old_lang.site, &new_lang.site),
@@ -195,7 +208,7 @@ impl Delta {
                 let old = self
                     .old_facets
                     .get(&(facet.lang.clone(), facet.name.clone()))
-                    .and_then(|f| f.values.iter().find(|v| v.value == value.value));
+                    .and_then(|f| f.value(&value.value));
                 match old {
                     Some(old) => {
                         self.facet_changed(facet)

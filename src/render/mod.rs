@@ -26,7 +26,7 @@ use crate::images::ImageSet;
 use crate::markdown::{self, Rendered};
 use crate::output::{self, Data, LinkMode, Output};
 use crate::theme::{Theme, error_chain};
-pub use facets::{Facet, FacetValue};
+pub use facets::{Facet, FacetValue, ParentValue};
 use views::ViewContext;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -299,7 +299,11 @@ impl<'a> Renderer<'a> {
         }
         for facet in self.prepared.facets.iter() {
             jobs.push(Job::FacetIndex { facet });
-            for value in facet.values.iter().filter(|v| !v.pages.is_empty()) {
+            let values = facet
+                .values
+                .iter()
+                .flat_map(|v| std::iter::once(v).chain(&v.months));
+            for value in values.filter(|v| !v.pages.is_empty()) {
                 let pages = value.pages.len().div_ceil(config.paginate_by);
                 for page in 1..=pages {
                     jobs.push(Job::FacetValue { facet, value, page });
@@ -814,6 +818,8 @@ struct LangShared {
     feed: String,
     cases: Value,
     facets: Value,
+    /// What time charts count (`chart()` reads it).
+    chart_data: Value,
     /// The search page, when search is on.
     search: Value,
 }
@@ -885,6 +891,9 @@ impl Shared {
                     feed: format!("{}atom.xml", config.language_prefix(&lang.code)),
                     cases: Value::from_serializable(&cases),
                     facets: Value::from_serializable(&lang_facets),
+                    chart_data: Value::from_serializable(&crate::charts::data::compute(
+                        config, corpus, facets, &lang.code,
+                    )),
                     search: Value::from_serializable(&config.search.enabled.then(|| {
                         serde_json::json!({
                             "path": format!("{}search/", config.language_prefix(&lang.code)),
@@ -940,6 +949,7 @@ impl Shared {
         ctx.insert("feed_path", &l.feed);
         ctx.insert_value("cases", l.cases.clone());
         ctx.insert_value("facets", l.facets.clone());
+        ctx.insert_value("chart_data", l.chart_data.clone());
         ctx.insert_value("search", l.search.clone());
         ctx.insert("current_path", current_path);
         ctx

@@ -180,6 +180,12 @@ const AR_MONTHS: [&str; 12] = [
     "كانون الأول",
 ];
 
+/// `May 2013`, in the language's month names.
+pub fn format_month(year: i32, month: u32, lang: &str) -> String {
+    let months = if lang == "ar" { &AR_MONTHS } else { &EN_MONTHS };
+    format!("{} {year}", months[(month.clamp(1, 12) - 1) as usize])
+}
+
 pub fn format_naive_date(d: &chrono::NaiveDate, lang: &str) -> String {
     use chrono::Datelike;
     let months = if lang == "ar" { &AR_MONTHS } else { &EN_MONTHS };

@@ -1,0 +1,182 @@
+//! What time charts count: for every date field of the case schema, its cases per month and
+//! per year, for the whole archive and within each facet value. Computed once per language
+//! and handed to templates as `chart_data`; the `chart()` function only reads it.
+//!
+//! Every series runs without gaps from its first to its last case, so a month without cases
+//! is drawn as zero rather than left out.
+
+use std::collections::BTreeMap;
+
+use chrono::Datelike;
+use serde::Serialize;
+
+use crate::config::{Config, FieldType};
+use crate::content::{Corpus, FieldValue};
+use crate::render::Facet;
+use crate::render::views::format_month;
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ChartData {
+    /// How many cases there are, and how many of them are synthetic samples: charts of
+    /// sample data say so.
+    pub cases: u64,
+    pub synthetic: u64,
+    /// Date field name -> its series.
+    pub dates: BTreeMap<String, Timeline>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timeline {
+    /// The field's label in the page's language.
+    pub label: String,
+    #[serde(flatten)]
+    pub all: Series,
+    /// Facet name -> value key -> the series of that value's cases.
+    pub within: BTreeMap<String, BTreeMap<String, Series>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Series {
+    pub month: Vec<Bucket>,
+    pub year: Vec<Bucket>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Bucket {
+    /// `2013-05` or `2013`.
+    pub key: String,
+    pub label: String,
+    /// The label under the time axis: the year, at January and at the first bucket.
+    pub tick: Option<String>,
+    pub count: u64,
+    /// The facet page of exactly these cases, when the field is a facet and there are any.
+    pub path: Option<String>,
+}
+
+/// The chart data of one language's case section.
+pub fn compute(config: &Config, corpus: &Corpus, facets: &[Facet], lang: &str) -> ChartData {
+    let mut data = ChartData::default();
+    let (Some(schema), Some(section)) = (&config.cases, corpus.case_section(lang)) else {
+        return data;
+    };
+    let section_pages = &corpus.sections[section].pages;
+    data.cases = section_pages.len() as u64;
+    data.synthetic = section_pages
+        .iter()
+        .filter_map(|&p| corpus.pages[p].case.as_ref())
+        .filter(|c| schema.is_synthetic(c))
+        .count() as u64;
+    let facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang).collect();
+    for field in schema.fields.iter().filter(|f| f.kind == FieldType::Date) {
+        let month_of = |page: usize| -> Option<(i32, u32)> {
+            match corpus.pages[page].case.as_ref()?.values.get(&field.name)? {
+                FieldValue::Date(d) => Some((d.year(), d.month())),
+                _ => None,
+            }
+        };
+        // The field's own facet names the pages a bucket links to.
+        let own = facets.iter().find(|f| f.field == field.name);
+        let path_of = |key: &str| own.and_then(|f| f.value(key)).map(|v| v.path.clone());
+        let series =
+            |pages: &[usize]| series(pages.iter().filter_map(|&p| month_of(p)), lang, &path_of);
+        let within = facets
+            .iter()
+            .map(|f| {
+                let values = f
+                    .values
+                    .iter()
+                    .map(|v| (v.value.clone(), series(&v.pages)))
+                    .collect();
+                (f.name.clone(), values)
+            })
+            .collect();
+        data.dates.insert(
+            field.name.clone(),
+            Timeline {
+                label: field.label_in(lang).to_string(),
+                all: series(section_pages),
+                within,
+            },
+        );
+    }
+    data
+}
+
+fn series(
+    months: impl Iterator<Item = (i32, u32)>,
+    lang: &str,
+    path_of: &dyn Fn(&str) -> Option<String>,
+) -> Series {
+    let mut counts: BTreeMap<(i32, u32), u64> = BTreeMap::new();
+    for m in months {
+        *counts.entry(m).or_default() += 1;
+    }
+    let (Some(&first), Some(&last)) = (counts.keys().next(), counts.keys().next_back()) else {
+        return Series::default();
+    };
+    let mut month = Vec::new();
+    let mut year: BTreeMap<i32, u64> = BTreeMap::new();
+    let (mut y, mut m) = first;
+    while (y, m) <= last {
+        let count = counts.get(&(y, m)).copied().unwrap_or(0);
+        *year.entry(y).or_default() += count;
+        let key = format!("{y:04}-{m:02}");
+        month.push(Bucket {
+            path: (count > 0).then(|| path_of(&key)).flatten(),
+            label: format_month(y, m, lang),
+            tick: (m == 1 || (y, m) == first).then(|| y.to_string()),
+            key,
+            count,
+        });
+        (y, m) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+    }
+    let year = year
+        .into_iter()
+        .map(|(y, count)| {
+            let key = y.to_string();
+            Bucket {
+                path: (count > 0).then(|| path_of(&key)).flatten(),
+                label: key.clone(),
+                tick: Some(key.clone()),
+                key,
+                count,
+            }
+        })
+        .collect();
+    Series { month, year }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn months_without_cases_are_zero_and_years_sum_their_months() {
+        let months = [(2012, 11), (2013, 2), (2013, 2), (2012, 11), (2012, 11)];
+        let s = series(months.into_iter(), "en", &|k| Some(format!("/y/{k}/")));
+        let got: Vec<(&str, u64)> = s.month.iter().map(|b| (b.key.as_str(), b.count)).collect();
+        assert_eq!(
+            got,
+            [
+                ("2012-11", 3),
+                ("2012-12", 0),
+                ("2013-01", 0),
+                ("2013-02", 2)
+            ]
+        );
+        assert_eq!(s.month[0].label, "November 2012");
+        // Zero months link nowhere; ticks mark the first month and each January.
+        assert_eq!(s.month[1].path, None);
+        assert_eq!(s.month[3].path.as_deref(), Some("/y/2013-02/"));
+        let ticks: Vec<_> = s.month.iter().map(|b| b.tick.as_deref()).collect();
+        assert_eq!(ticks, [Some("2012"), None, Some("2013"), None]);
+        let years: Vec<(&str, u64)> = s.year.iter().map(|b| (b.key.as_str(), b.count)).collect();
+        assert_eq!(years, [("2012", 3), ("2013", 2)]);
+    }
+
+    #[test]
+    fn no_dates_make_an_empty_series() {
+        let s = series(std::iter::empty(), "en", &|_| None);
+        assert!(s.month.is_empty() && s.year.is_empty());
+    }
+}

@@ -1,0 +1,331 @@
+//! Charts of the case records, drawn at build time as inline SVG: the `chart()` template
+//! function.
+//!
+//! ```text
+//! {{ chart(facet="branch") }}                                  cases per branch (bars)
+//! {{ chart(field="photographed", by="month") }}                cases per month (columns)
+//! {{ chart(field="photographed", by="month", facet=facet.name, value=value.value, size="small") }}
+//! ```
+//!
+//! Every bar links to the facet page listing the cases it counts, and the exact numbers sit
+//! in a table beside the chart. The data comes from the page context (`facets`,
+//! `chart_data`), so a chart always agrees with the facet pages of the same build.
+//!
+//! **Why our own SVG and not a charting crate.** plotters (the established choice) draws
+//! through a backend that emits one presentation-attributed element per primitive, with
+//! fixed colours and fonts, absolute pixel sizes and no `role`, `<title>`/`<desc>`,
+//! links or right-to-left layout; getting theme colours, dark mode, links and
+//! accessible names out of it would mean post-processing its output. The two chart forms
+//! an archive needs (counted categories, counts over time) are a few hundred lines here,
+//! with CSS classes instead of colours, `viewBox` scaling, a mirrored layout for Arabic and
+//! byte-stable numbers.
+
+pub mod data;
+pub mod svg;
+
+use tera::{Kwargs, State, Tera, TeraResult, Value};
+
+use crate::config::Digits;
+use crate::error::did_you_mean;
+use svg::{Bar, Chart, Kind, Texts};
+
+const ARGUMENTS: &[&str] = &[
+    "facet", "field", "by", "value", "kind", "title", "id", "size",
+];
+
+/// Adds `chart()` to the theme's templates.
+pub fn register(tera: &mut Tera) {
+    tera.register_function("chart", ChartFunction);
+}
+
+struct ChartFunction;
+
+impl tera::Function<TeraResult<Value>> for ChartFunction {
+    fn call(&self, kwargs: Kwargs, state: &State) -> TeraResult<Value> {
+        chart(&kwargs, state).map(|c| Value::safe_string(&c.to_html()))
+    }
+
+    fn is_safe(&self) -> bool {
+        true
+    }
+}
+
+fn fail(message: String) -> tera::Error {
+    tera::Error::message(format!("chart(): {message}"))
+}
+
+/// The chart a call asks for, from the page's context.
+fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
+    for (key, _) in kwargs.iter() {
+        let key = key.to_string();
+        if !ARGUMENTS.contains(&key.as_str()) {
+            let hint = did_you_mean(&key, ARGUMENTS.iter().copied())
+                .map_or_else(String::new, |s| format!("; did you mean `{s}`?"));
+            return Err(fail(format!(
+                "unknown argument `{key}`{hint} (it takes {})",
+                ARGUMENTS.join(", ")
+            )));
+        }
+    }
+    let arg = |name: &str| -> TeraResult<Option<String>> {
+        Ok(kwargs
+            .get::<Value>(name)?
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+    };
+    let (facet, field, by) = (arg("facet")?, arg("field")?, arg("by")?);
+    let (value, kind, title, id) = (arg("value")?, arg("kind")?, arg("title")?, arg("id")?);
+    let small = match arg("size")?.as_deref() {
+        None | Some("normal") => false,
+        Some("small") => true,
+        Some(other) => {
+            return Err(fail(format!(
+                "size=\"{other}\": use \"small\" or \"normal\""
+            )));
+        }
+    };
+    let t = state.get::<Value>("t")?.unwrap_or_else(Value::none);
+    let text = |key: &str| -> String {
+        t.get_from_path(key)
+            .and_then(Value::as_str)
+            .unwrap_or(key)
+            .to_string()
+    };
+    let digits = state
+        .get::<String>("digits")?
+        .and_then(|d| Digits::parse(&d))
+        .unwrap_or_default();
+    let rtl = state.get::<String>("dir")?.as_deref() == Some("rtl");
+    let n = |count: u64| digits.apply(&count.to_string());
+
+    let (bars, default_kind, label, category, default_id) = match (&field, &facet) {
+        (Some(field), _) => {
+            let by = by.as_deref().unwrap_or("month");
+            if by != "month" && by != "year" {
+                return Err(fail(format!("by=\"{by}\": use \"month\" or \"year\"")));
+            }
+            let data = state
+                .get::<Value>("chart_data")?
+                .unwrap_or_else(Value::none);
+            let dates = member(&data, "dates");
+            let Some(timeline) = dates.and_then(|d| member(d, field)) else {
+                let known: Vec<String> = dates
+                    .and_then(Value::as_map)
+                    .map(|m| {
+                        m.keys()
+                            .filter_map(|k| Some(format!("`{}`", k.as_str()?)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                return Err(fail(format!(
+                    "field=\"{field}\" is not a date field of the case schema (date fields: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                )));
+            };
+            let series = match (&facet, &value) {
+                (Some(f), Some(v)) => member(timeline, "within")
+                    .and_then(|w| member(w, f))
+                    .ok_or_else(|| fail(format!("facet=\"{f}\" is not a facet of the case schema")))
+                    .map(|values| member(values, v).cloned().unwrap_or_else(Value::none))?,
+                (Some(_), None) | (None, Some(_)) => {
+                    return Err(fail(
+                        "with field=, give both facet= and value= to chart one value's cases"
+                            .into(),
+                    ));
+                }
+                (None, None) => timeline.clone(),
+            };
+            let bars = member(&series, by)
+                .and_then(Value::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .map(|b| Bar {
+                    key: string(b, "key"),
+                    label: string(b, "label"),
+                    tick: b
+                        .get_from_path("tick")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    count: b
+                        .get_from_path("count")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0),
+                    href: b
+                        .get_from_path("path")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                })
+                .collect::<Vec<_>>();
+            let mut id = format!("chart-{field}-{by}");
+            if let (Some(f), Some(v)) = (&facet, &value) {
+                id = format!("{id}-{f}-{v}");
+            }
+            let label = string(timeline, "label");
+            let category = text(if by == "month" {
+                "chart_month"
+            } else {
+                "chart_year"
+            });
+            let title_key = if by == "month" {
+                "chart_month_title"
+            } else {
+                "chart_year_title"
+            };
+            let label = text(title_key).replace("{label}", &label);
+            (bars, Kind::Column, label, category, id)
+        }
+        (None, Some(facet)) => {
+            let facets = state.get::<Value>("facets")?.unwrap_or_else(Value::none);
+            let found =
+                facets.as_array().unwrap_or(&[]).iter().find(|f| {
+                    f.get_from_path("name").and_then(Value::as_str) == Some(facet.as_str())
+                });
+            let Some(found) = found else {
+                let names: Vec<String> = facets
+                    .as_array()
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|f| format!("`{}`", string(f, "name")))
+                    .collect();
+                return Err(fail(format!(
+                    "facet=\"{facet}\" is not a facet of the case schema (facets: {})",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                )));
+            };
+            let bars = found
+                .get_from_path("values")
+                .and_then(Value::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .map(|v| {
+                    let count = v
+                        .get_from_path("count")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    Bar {
+                        key: string(v, "value"),
+                        label: string(v, "label"),
+                        tick: Some(string(v, "label")),
+                        count,
+                        href: (count > 0).then(|| string(v, "path")),
+                    }
+                })
+                .collect::<Vec<_>>();
+            let label = string(found, "label");
+            let title = text("chart_count_title").replace("{label}", &label);
+            (bars, Kind::Bar, title, label, format!("chart-{facet}"))
+        }
+        (None, None) => {
+            return Err(fail(
+                "say what to count: facet=\"branch\", or field=\"photographed\" with by=\"month\""
+                    .into(),
+            ));
+        }
+    };
+    let kind = match kind.as_deref() {
+        None => default_kind,
+        Some("bar") => Kind::Bar,
+        Some("column") => Kind::Column,
+        Some(other) => return Err(fail(format!("kind=\"{other}\": use \"bar\" or \"column\""))),
+    };
+    let data = state.get::<Value>("chart_data")?;
+    let data_count = |key: &str| {
+        data.as_ref()
+            .and_then(|d| member(d, key))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let (cases, synthetic) = (data_count("cases"), data_count("synthetic"));
+    let sample = (synthetic > 0).then(|| {
+        let note = if synthetic == cases {
+            text("chart_sample_note")
+        } else {
+            text("chart_sample_some").replace("{n}", &n(synthetic))
+        };
+        (text("synthetic_badge"), note)
+    });
+    let mut chart = Chart {
+        id: id.unwrap_or(default_id),
+        kind,
+        title: title.unwrap_or(label),
+        desc: String::new(),
+        bars,
+        rtl,
+        small,
+        digits,
+        texts: Texts {
+            category,
+            count: text("facet_count"),
+            table: text("chart_table"),
+            empty: text("chart_empty"),
+        },
+        sample,
+    };
+    chart.desc = finding(&chart, field.is_some(), state, &text, &n)?;
+    Ok(chart)
+}
+
+/// The chart's main finding in a sentence: the largest value, or the span and peak of a
+/// time series.
+fn finding(
+    chart: &Chart,
+    over_time: bool,
+    state: &State,
+    text: &dyn Fn(&str) -> String,
+    n: &dyn Fn(u64) -> String,
+) -> TeraResult<String> {
+    let total = chart.total();
+    // The first of equal maxima, so ties read in the chart's order.
+    let peak = chart
+        .bars
+        .iter()
+        .fold(None, |best: Option<&Bar>, b| match best {
+            Some(best) if best.count >= b.count => Some(best),
+            _ if b.count > 0 => Some(b),
+            _ => best,
+        });
+    let Some(peak) = peak else {
+        return Ok(text("chart_empty"));
+    };
+    let label = |b: &Bar| chart.digits.apply(&b.label);
+    Ok(if over_time {
+        let nonzero: Vec<&Bar> = chart.bars.iter().filter(|b| b.count > 0).collect();
+        text("chart_time_desc")
+            .replace("{total}", &n(total))
+            .replace("{first}", &label(nonzero[0]))
+            .replace("{last}", &label(nonzero[nonzero.len() - 1]))
+            .replace("{peak}", &label(peak))
+            .replace("{count}", &n(peak.count))
+    } else {
+        // A case counts once per value of a list facet, so the share is of all cases.
+        let cases = state
+            .get::<Value>("cases")?
+            .and_then(|c| c.get_from_path("count").and_then(Value::as_u64))
+            .unwrap_or(total);
+        text("chart_bar_desc")
+            .replace("{top}", &peak.label)
+            .replace("{count}", &n(peak.count))
+            .replace("{total}", &n(cases))
+    })
+}
+
+/// A map's member by name (`get_from_path` would read `2013` as an array index).
+fn member<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    v.as_map()?
+        .iter()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .map(|(_, v)| v)
+}
+
+fn string(v: &Value, key: &str) -> String {
+    member(v, key)
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+        .unwrap_or_default()
+}
