@@ -457,9 +457,9 @@ mod tests {
         let (a, b) = (ltr.svg(), rtl.svg());
         assert!(a.contains(r#"direction="ltr""#) && b.contains(r#"direction="rtl""#));
         // The axis sits at the label column's edge, on the other side.
-        let axis = |s: &str| {
-            let at = s.find(r#"class="chart-axis" x1=""#).unwrap() + 24;
-            s[at..].split('"').next().unwrap().parse::<f64>().unwrap()
+        let axis = |s: &str| -> f64 {
+            let rest = s.split(r#"class="chart-axis" x1=""#).nth(1).unwrap();
+            rest.split('"').next().unwrap().parse().unwrap()
         };
         assert_eq!(axis(&a) + axis(&b), WIDTH);
         assert_eq!(
