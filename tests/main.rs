@@ -4,6 +4,7 @@ mod support;
 
 mod build;
 mod bundled;
+mod charts;
 mod errors;
 mod export;
 mod i18n;

@@ -60,7 +60,7 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
         let key = key.to_string();
         if !ARGUMENTS.contains(&key.as_str()) {
             let hint = did_you_mean(&key, ARGUMENTS.iter().copied())
-                .map_or_else(String::new, |s| format!("; did you mean `{s}`?"));
+                .map_or_else(String::new, |s| format!("; {s}"));
             return Err(fail(format!(
                 "unknown argument `{key}`{hint} (it takes {})",
                 ARGUMENTS.join(", ")

@@ -655,11 +655,14 @@ fn render_template(
             html,
         })
         .map_err(|e| {
-            Diagnostic::new(
-                source,
-                format!("rendering `{template}` failed: {}", error_chain(&e)),
-            )
-            .hint("the template uses a variable or filter that is not available here")
+            let message = error_chain(&e);
+            let hint = if message.contains("chart(): ") {
+                "fix the chart's arguments (in the page's front matter or the template); README.md, \"Charts\", lists them"
+            } else {
+                "the template uses a variable or filter that is not available here"
+            };
+            Diagnostic::new(source, format!("rendering `{template}` failed: {message}"))
+                .hint(hint)
         })
 }
 

@@ -185,7 +185,23 @@ impl Browser {
     }
 
     pub fn screenshot(&mut self, path: &Path) {
-        let r = self.call("Page.captureScreenshot", json!({ "format": "png" }));
+        self.capture(path, json!({ "format": "png" }));
+    }
+
+    /// The whole page, not only the window.
+    pub fn screenshot_full(&mut self, path: &Path) {
+        let metrics = self.call("Page.getLayoutMetrics", json!({}));
+        let size = &metrics["cssContentSize"];
+        let clip =
+            json!({ "x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1 });
+        self.capture(
+            path,
+            json!({ "format": "png", "captureBeyondViewport": true, "clip": clip }),
+        );
+    }
+
+    fn capture(&mut self, path: &Path, params: Value) {
+        let r = self.call("Page.captureScreenshot", params);
         let data = r["data"].as_str().unwrap();
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, base64_decode(data)).unwrap();
