@@ -307,6 +307,16 @@ fn main() {
         "+++\ntitle = \"Cases\"\nweight = 1\n+++\nSynthetic benchmark cases.\n",
     )
     .unwrap();
+    // The bundled figures page's charts, over the generated cases.
+    std::fs::write(
+        content.join("figures.md"),
+        "+++\ntitle = \"Figures\"\nweight = 5\ntemplate = \"figures.html\"\n\n\
+         [[extra.charts]]\nfield = \"photographed\"\nby = \"month\"\n\n\
+         [[extra.charts]]\nfacet = \"branch\"\n\n[[extra.charts]]\nfacet = \"indicator\"\n\n\
+         [[extra.charts]]\nfacet = \"age\"\n\n[[extra.charts]]\nfacet = \"status\"\n+++\n\
+         Charts of the generated cases.\n",
+    )
+    .unwrap();
     for (i, title) in ["Report", "Methodology", "Sources"].iter().enumerate() {
         std::fs::write(
             content.join(format!("{}.md", title.to_lowercase())),
