@@ -404,6 +404,13 @@ fn chart_mistakes_are_build_errors_naming_the_file_and_the_fix() {
         .failure(1)
         .stderr_has("unknown argument `facte`; did you mean `facet`?")
         .stderr_has("README.md, \"Charts\"");
+    let site = SiteTest::fixture("charts").write(
+        "templates/figures.html",
+        "{% extends \"base.html\" %}{% block content %}{{ chart(facet=\"branch\", by=\"month\") }}{% endblock content %}",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("value= and by= go with field=");
     let site = SiteTest::fixture("charts").edit(
         "content/figures.md",
         "field = \"photographed\"\nby = \"month\"",

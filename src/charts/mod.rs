@@ -97,128 +97,39 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
     let rtl = state.get::<String>("dir")?.as_deref() == Some("rtl");
     let n = |count: u64| digits.apply(&count.to_string());
 
-    let (bars, default_kind, label, category, default_id) = match (&field, &facet) {
+    let (bars, default_kind, title_default, category, default_id) = match (&field, &facet) {
         (Some(field), _) => {
             let by = by.as_deref().unwrap_or("month");
-            if by != "month" && by != "year" {
-                return Err(fail(format!("by=\"{by}\": use \"month\" or \"year\"")));
-            }
-            let data = state
-                .get::<Value>("chart_data")?
-                .unwrap_or_else(Value::none);
-            let dates = member(&data, "dates");
-            let Some(timeline) = dates.and_then(|d| member(d, field)) else {
-                let known: Vec<String> = dates
-                    .and_then(Value::as_map)
-                    .map(|m| {
-                        m.keys()
-                            .filter_map(|k| Some(format!("`{}`", k.as_str()?)))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                return Err(fail(format!(
-                    "field=\"{field}\" is not a date field of the case schema (date fields: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )));
-            };
-            let series = match (&facet, &value) {
-                (Some(f), Some(v)) => member(timeline, "within")
-                    .and_then(|w| member(w, f))
-                    .ok_or_else(|| fail(format!("facet=\"{f}\" is not a facet of the case schema")))
-                    .map(|values| member(values, v).cloned().unwrap_or_else(Value::none))?,
-                (Some(_), None) | (None, Some(_)) => {
+            let within = match (&facet, &value) {
+                (Some(f), Some(v)) => Some((f.as_str(), v.as_str())),
+                (None, None) => None,
+                _ => {
                     return Err(fail(
                         "with field=, give both facet= and value= to chart one value's cases"
                             .into(),
                     ));
                 }
-                (None, None) => timeline.clone(),
             };
-            let bars = member(&series, by)
-                .and_then(Value::as_array)
-                .unwrap_or(&[])
-                .iter()
-                .map(|b| Bar {
-                    key: string(b, "key"),
-                    label: string(b, "label"),
-                    tick: b
-                        .get_from_path("tick")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                    count: b
-                        .get_from_path("count")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0),
-                    href: b
-                        .get_from_path("path")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                })
-                .collect::<Vec<_>>();
+            let (bars, label) = time_bars(state, field, by, within)?;
+            let (title_key, category) = match by {
+                "month" => ("chart_month_title", "chart_month"),
+                _ => ("chart_year_title", "chart_year"),
+            };
             let mut id = format!("chart-{field}-{by}");
-            if let (Some(f), Some(v)) = (&facet, &value) {
+            if let Some((f, v)) = within {
                 id = format!("{id}-{f}-{v}");
             }
-            let label = string(timeline, "label");
-            let category = text(if by == "month" {
-                "chart_month"
-            } else {
-                "chart_year"
-            });
-            let title_key = if by == "month" {
-                "chart_month_title"
-            } else {
-                "chart_year_title"
-            };
-            let label = text(title_key).replace("{label}", &label);
-            (bars, Kind::Column, label, category, id)
+            let title = text(title_key).replace("{label}", &label);
+            (bars, Kind::Column, title, text(category), id)
         }
         (None, Some(facet)) => {
-            let facets = state.get::<Value>("facets")?.unwrap_or_else(Value::none);
-            let found =
-                facets.as_array().unwrap_or(&[]).iter().find(|f| {
-                    f.get_from_path("name").and_then(Value::as_str) == Some(facet.as_str())
-                });
-            let Some(found) = found else {
-                let names: Vec<String> = facets
-                    .as_array()
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|f| format!("`{}`", string(f, "name")))
-                    .collect();
-                return Err(fail(format!(
-                    "facet=\"{facet}\" is not a facet of the case schema (facets: {})",
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                )));
-            };
-            let bars = found
-                .get_from_path("values")
-                .and_then(Value::as_array)
-                .unwrap_or(&[])
-                .iter()
-                .map(|v| {
-                    let count = v
-                        .get_from_path("count")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0);
-                    Bar {
-                        key: string(v, "value"),
-                        label: string(v, "label"),
-                        tick: Some(string(v, "label")),
-                        count,
-                        href: (count > 0).then(|| string(v, "path")),
-                    }
-                })
-                .collect::<Vec<_>>();
-            let label = string(found, "label");
+            if value.is_some() || by.is_some() {
+                return Err(fail(
+                    "value= and by= go with field= (a time series); a facet chart takes facet= alone"
+                        .into(),
+                ));
+            }
+            let (bars, label) = facet_bars(state, facet)?;
             let title = text("chart_count_title").replace("{label}", &label);
             (bars, Kind::Bar, title, label, format!("chart-{facet}"))
         }
@@ -254,7 +165,7 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
     let mut chart = Chart {
         id: id.unwrap_or(default_id),
         kind,
-        title: title.unwrap_or(label),
+        title: title.unwrap_or(title_default),
         desc: String::new(),
         bars,
         rtl,
@@ -270,6 +181,103 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
     };
     chart.desc = finding(&chart, field.is_some(), state, &text, &n)?;
     Ok(chart)
+}
+
+/// A date field's cases per month or year (within one facet value, if given), and the
+/// field's label.
+fn time_bars(
+    state: &State,
+    field: &str,
+    by: &str,
+    within: Option<(&str, &str)>,
+) -> TeraResult<(Vec<Bar>, String)> {
+    if by != "month" && by != "year" {
+        return Err(fail(format!("by=\"{by}\": use \"month\" or \"year\"")));
+    }
+    let data = state
+        .get::<Value>("chart_data")?
+        .unwrap_or_else(Value::none);
+    let dates = member(&data, "dates");
+    let Some(timeline) = dates.and_then(|d| member(d, field)) else {
+        let known = dates.and_then(Value::as_map).map(|m| {
+            m.keys()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect()
+        });
+        return Err(fail(format!(
+            "field=\"{field}\" is not a date field of the case schema (date fields: {})",
+            listing(known.unwrap_or_default())
+        )));
+    };
+    let series = match within {
+        Some((f, v)) => {
+            let values = member(timeline, "within")
+                .and_then(|w| member(w, f))
+                .ok_or_else(|| fail(format!("facet=\"{f}\" is not a facet of the case schema")))?;
+            // A value without cases has no series: an empty chart.
+            member(values, v)
+        }
+        None => Some(timeline),
+    };
+    let bars = series
+        .and_then(|s| member(s, by))
+        .and_then(Value::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .map(|b| Bar {
+            key: string(b, "key"),
+            label: string(b, "label"),
+            tick: member(b, "tick")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            count: member(b, "count").and_then(Value::as_u64).unwrap_or(0),
+            href: member(b, "path")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        })
+        .collect();
+    Ok((bars, string(timeline, "label")))
+}
+
+/// A facet's values with their counts, and the facet's label.
+fn facet_bars(state: &State, facet: &str) -> TeraResult<(Vec<Bar>, String)> {
+    let facets = state.get::<Value>("facets")?.unwrap_or_else(Value::none);
+    let facets = facets.as_array().unwrap_or(&[]);
+    let Some(found) = facets.iter().find(|f| string(f, "name") == facet) else {
+        let names = facets.iter().map(|f| string(f, "name")).collect();
+        return Err(fail(format!(
+            "facet=\"{facet}\" is not a facet of the case schema (facets: {})",
+            listing(names)
+        )));
+    };
+    let bars = member(found, "values")
+        .and_then(Value::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .map(|v| {
+            let count = member(v, "count").and_then(Value::as_u64).unwrap_or(0);
+            Bar {
+                key: string(v, "value"),
+                label: string(v, "label"),
+                tick: Some(string(v, "label")),
+                count,
+                href: (count > 0).then(|| string(v, "path")),
+            }
+        })
+        .collect();
+    Ok((bars, string(found, "label")))
+}
+
+/// `` `a`, `b` `` for an error message, or `none`.
+fn listing(names: Vec<String>) -> String {
+    if names.is_empty() {
+        return "none".into();
+    }
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The chart's main finding in a sentence: the largest value, or the span and peak of a
