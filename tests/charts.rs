@@ -406,11 +406,11 @@ fn chart_mistakes_are_build_errors_naming_the_file_and_the_fix() {
         .stderr_has("README.md, \"Charts\"");
     let site = SiteTest::fixture("charts").write(
         "templates/figures.html",
-        "{% extends \"base.html\" %}{% block content %}{{ chart(facet=\"branch\", by=\"month\") }}{% endblock content %}",
+        "{% extends \"base.html\" %}{% block content %}{{ chart(facet=\"branch\", value=\"215\") }}{% endblock content %}",
     );
     site.build()
         .failure(1)
-        .stderr_has("value= and by= go with field=");
+        .stderr_has("value= goes with by= (a time series)");
     let site = SiteTest::fixture("charts").edit(
         "content/figures.md",
         "field = \"photographed\"\nby = \"month\"",

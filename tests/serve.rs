@@ -158,6 +158,16 @@ fn incremental_rebuilds_equal_full_builds_after_every_kind_of_edit() {
             vec!["content/cases/syn-0002/index.md"]
         },
     );
+    // Its month and year change: the time charts, the year and month pages.
+    edits.step("a case's date", |root| {
+        edit(
+            root,
+            "content/cases/syn-0002/index.md",
+            "photographed = 2011-06-09",
+            "photographed = 2012-02-09",
+        );
+        vec!["content/cases/syn-0002/index.md"]
+    });
     edits.step("a case title edit", |root| {
         edit(
             root,

@@ -15,7 +15,7 @@ use crate::content::{Corpus, FieldValue};
 use crate::render::Facet;
 use crate::render::views::format_month;
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ChartData {
     /// How many cases there are, and how many of them are synthetic samples: charts of
     /// sample data say so.
@@ -23,9 +23,11 @@ pub struct ChartData {
     pub synthetic: u64,
     /// Date field name -> its series.
     pub dates: BTreeMap<String, Timeline>,
+    /// The schema's first date field: what `chart(by=...)` counts when no field is named.
+    pub default_field: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Timeline {
     /// The field's label in the page's language.
     pub label: String,
@@ -35,13 +37,13 @@ pub struct Timeline {
     pub within: BTreeMap<String, BTreeMap<String, Series>>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Series {
     pub month: Vec<Bucket>,
     pub year: Vec<Bucket>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Bucket {
     /// `2013-05` or `2013`.
     pub key: String,
@@ -51,6 +53,51 @@ pub struct Bucket {
     pub count: u64,
     /// The facet page of exactly these cases, when the field is a facet and there are any.
     pub path: Option<String>,
+}
+
+/// What differs between two builds' chart data, so that `serve` re-renders a facet value's
+/// page only when its own series (or the archive-wide data) changed.
+#[derive(Debug, Default)]
+pub struct ChartDiff {
+    /// Anything besides the per-value series: totals, labels, archive-wide series.
+    pub global: bool,
+    /// (facet, value) whose series changed.
+    pub values: std::collections::HashSet<(String, String)>,
+}
+
+impl ChartDiff {
+    pub fn between(old: &ChartData, new: &ChartData) -> ChartDiff {
+        let mut diff = ChartDiff {
+            global: old.cases != new.cases
+                || old.synthetic != new.synthetic
+                || old.default_field != new.default_field
+                || old.dates.len() != new.dates.len(),
+            ..ChartDiff::default()
+        };
+        let empty = BTreeMap::new();
+        for (field, new_t) in &new.dates {
+            let Some(old_t) = old.dates.get(field) else {
+                diff.global = true;
+                continue;
+            };
+            diff.global |= old_t.label != new_t.label || old_t.all != new_t.all;
+            for (facet, values) in &new_t.within {
+                let old_values = old_t.within.get(facet).unwrap_or(&empty);
+                let keys = values.keys().chain(old_values.keys());
+                for value in keys {
+                    if values.get(value) != old_values.get(value) {
+                        diff.values.insert((facet.clone(), value.clone()));
+                    }
+                }
+            }
+            diff.global |= old_t.within.keys().any(|f| !new_t.within.contains_key(f));
+        }
+        diff
+    }
+
+    pub fn any(&self) -> bool {
+        self.global || !self.values.is_empty()
+    }
 }
 
 /// The chart data of one language's case section.
@@ -68,6 +115,7 @@ pub fn compute(config: &Config, corpus: &Corpus, facets: &[Facet], lang: &str) -
         .count() as u64;
     let facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang).collect();
     for field in schema.fields.iter().filter(|f| f.kind == FieldType::Date) {
+        data.default_field.get_or_insert_with(|| field.name.clone());
         let month_of = |page: usize| -> Option<(i32, u32)> {
             match corpus.pages[page].case.as_ref()?.values.get(&field.name)? {
                 FieldValue::Date(d) => Some((d.year(), d.month())),
@@ -172,6 +220,40 @@ mod tests {
         assert_eq!(ticks, [Some("2012"), None, Some("2013"), None]);
         let years: Vec<(&str, u64)> = s.year.iter().map(|b| (b.key.as_str(), b.count)).collect();
         assert_eq!(years, [("2012", 3), ("2013", 2)]);
+    }
+
+    #[test]
+    fn a_diff_names_the_values_whose_series_changed() {
+        let series = |months: &[(i32, u32)]| series(months.iter().copied(), "en", &|_| None);
+        let data = |a: &[(i32, u32)], b: &[(i32, u32)]| ChartData {
+            cases: 3,
+            synthetic: 3,
+            dates: BTreeMap::from([(
+                "photographed".to_string(),
+                Timeline {
+                    label: "Date".into(),
+                    all: series(&[(2012, 1), (2012, 2), (2012, 3)]),
+                    within: BTreeMap::from([(
+                        "branch".to_string(),
+                        BTreeMap::from([
+                            ("215".to_string(), series(a)),
+                            ("227".to_string(), series(b)),
+                        ]),
+                    )]),
+                },
+            )]),
+            default_field: Some("photographed".into()),
+        };
+        let old = data(&[(2012, 1)], &[(2012, 2), (2012, 3)]);
+        // A case moved from branch 227 to 215, its date unchanged.
+        let new = data(&[(2012, 1), (2012, 3)], &[(2012, 2)]);
+        let diff = ChartDiff::between(&old, &new);
+        assert!(!diff.global);
+        assert_eq!(diff.values.len(), 2);
+        assert!(!ChartDiff::between(&old, &old).any());
+        let mut later = new.clone();
+        later.cases = 4;
+        assert!(ChartDiff::between(&new, &later).global);
     }
 
     #[test]

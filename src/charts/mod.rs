@@ -4,7 +4,9 @@
 //! ```text
 //! {{ chart(facet="branch") }}                                  cases per branch (bars)
 //! {{ chart(field="photographed", by="month") }}                cases per month (columns)
-//! {{ chart(field="photographed", by="month", facet=facet.name, value=value.value, size="small") }}
+//! {{ chart(by="month", facet=facet.name, value=value.value, size="small") }}
+//!                                         one facet value's cases per month of the first
+//!                                         date field (what facet_value.html shows)
 //! ```
 //!
 //! Every bar links to the facet page listing the cases it counts, and the exact numbers sit
@@ -42,7 +44,10 @@ struct ChartFunction;
 
 impl tera::Function<TeraResult<Value>> for ChartFunction {
     fn call(&self, kwargs: Kwargs, state: &State) -> TeraResult<Value> {
-        chart(&kwargs, state).map(|c| Value::safe_string(&c.to_html()))
+        let html = chart(&kwargs, state)?
+            .map(|c| c.to_html())
+            .unwrap_or_default();
+        Ok(Value::safe_string(&html))
     }
 
     fn is_safe(&self) -> bool {
@@ -55,7 +60,7 @@ fn fail(message: String) -> tera::Error {
 }
 
 /// The chart a call asks for, from the page's context.
-fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
+fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Option<Chart>> {
     for (key, _) in kwargs.iter() {
         let key = key.to_string();
         if !ARGUMENTS.contains(&key.as_str()) {
@@ -97,6 +102,15 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
     let rtl = state.get::<String>("dir")?.as_deref() == Some("rtl");
     let n = |count: u64| digits.apply(&count.to_string());
 
+    // A time series may leave the field to the schema (its first date field); with no date
+    // field at all there is nothing to draw, which lets a theme chart time on every site.
+    let field = match (field, &by) {
+        (None, Some(_)) => match default_date_field(state)? {
+            Some(f) => Some(f),
+            None => return Ok(None),
+        },
+        (field, _) => field,
+    };
     let (bars, default_kind, title_default, category, default_id) = match (&field, &facet) {
         (Some(field), _) => {
             let by = by.as_deref().unwrap_or("month");
@@ -123,10 +137,9 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
             (bars, Kind::Column, title, text(category), id)
         }
         (None, Some(facet)) => {
-            if value.is_some() || by.is_some() {
+            if value.is_some() {
                 return Err(fail(
-                    "value= and by= go with field= (a time series); a facet chart takes facet= alone"
-                        .into(),
+                    "value= goes with by= (a time series); a facet chart takes facet= alone".into(),
                 ));
             }
             let (bars, label) = facet_bars(state, facet)?;
@@ -180,7 +193,16 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Chart> {
         sample,
     };
     chart.desc = finding(&chart, field.is_some(), state, &text, &n)?;
-    Ok(chart)
+    Ok(Some(chart))
+}
+
+fn default_date_field(state: &State) -> TeraResult<Option<String>> {
+    let data = state.get::<Value>("chart_data")?;
+    Ok(data
+        .as_ref()
+        .and_then(|d| member(d, "default_field"))
+        .and_then(Value::as_str)
+        .map(str::to_string))
 }
 
 /// A date field's cases per month or year (within one facet value, if given), and the

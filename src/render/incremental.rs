@@ -8,9 +8,10 @@
 //! added, removed or moved; the configuration) re-renders everything. The serve tests
 //! compare rebuilt sites with full builds to keep these rules honest.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::{Job, Prepared, Renderer, Shared};
+use crate::charts::data::ChartDiff;
 use crate::content::Corpus;
 use crate::images::ImageSet;
 use crate::theme::Theme;
@@ -71,6 +72,10 @@ pub struct Delta {
     changed_shared: HashMap<String, Vec<&'static str>>,
     /// Template -> the shared values its sources mention.
     uses: HashMap<String, Vec<&'static str>>,
+    /// Templates whose only time charts are of the page's own facet value.
+    own_series: HashSet<String>,
+    /// Per language, what changed in the time charts' data.
+    chart_changes: HashMap<String, ChartDiff>,
 }
 
 /// Shared context values a template may use, with the word that shows it does.
@@ -83,8 +88,39 @@ const SHARED: &[&str] = &[
     "site",
     "search",
 ];
-/// What `chart()` reads from the context.
-const CHART_READS: &[&str] = &["facets", "chart_data", "cases", "t"];
+
+/// What a template's `chart()` calls read: `facets` for facet charts, `chart_data` for time
+/// series (all of it, or only the page's own facet value's series).
+#[derive(Debug, Default, PartialEq)]
+struct ChartReads {
+    any: bool,
+    facets: bool,
+    all_series: bool,
+    own_series: bool,
+}
+
+fn chart_reads(source: &str) -> ChartReads {
+    let mut reads = ChartReads::default();
+    for (i, _) in source.match_indices("chart(") {
+        let before = source[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            continue;
+        }
+        reads.any = true;
+        let Some(args) = source[i + 6..].split(')').next() else {
+            continue;
+        };
+        let args: String = args.chars().filter(|c| !c.is_whitespace()).collect();
+        if !args.contains("field=") && !args.contains("by=") {
+            reads.facets = true;
+        } else if args.contains("facet=facet.name") && args.contains("value=value.value") {
+            reads.own_series = true;
+        } else {
+            reads.all_series = true;
+        }
+    }
+    reads
+}
 
 impl Delta {
     #[allow(clippy::too_many_arguments)]
@@ -108,6 +144,7 @@ impl Delta {
             .collect();
         let mut changed_templates = BTreeSet::new();
         let mut uses = HashMap::new();
+        let mut own_series = HashSet::new();
         for name in new_theme.templates.keys() {
             let closure = new_theme.template_closure(name);
             if closure != old_theme.template_closure(name)
@@ -117,25 +154,43 @@ impl Delta {
             {
                 changed_templates.insert(name.clone());
             }
+            let reads: Vec<ChartReads> = closure
+                .iter()
+                .map(|t| chart_reads(&new_theme.templates[t]))
+                .collect();
+            let charts = |f: fn(&ChartReads) -> bool| reads.iter().any(f);
             let used: Vec<&'static str> = SHARED
                 .iter()
                 .copied()
                 .filter(|var| {
-                    closure.iter().any(|t| {
-                        let source = &new_theme.templates[t];
-                        mentions(source, var)
-                            || (CHART_READS.contains(var) && mentions(source, "chart"))
-                    })
+                    let by_chart = match *var {
+                        "facets" => charts(|r| r.facets),
+                        "chart_data" => charts(|r| r.all_series),
+                        "cases" | "t" => charts(|r| r.any),
+                        _ => false,
+                    };
+                    by_chart
+                        || closure
+                            .iter()
+                            .any(|t| mentions(&new_theme.templates[t], var))
                 })
                 .collect();
+            if charts(|r| r.own_series) && !used.contains(&"chart_data") {
+                own_series.insert(name.clone());
+            }
             uses.insert(name.clone(), used);
         }
         let mut changed_shared = HashMap::new();
+        let mut chart_changes = HashMap::new();
         for (lang, new_lang) in &new_shared.per_lang {
             let Some(old_lang) = old_shared.per_lang.get(lang) else {
                 changed_shared.insert(lang.clone(), SHARED.to_vec());
                 continue;
             };
+            chart_changes.insert(
+                lang.clone(),
+                ChartDiff::between(&old_lang.charts, &new_lang.charts),
+            );
             let values = [
                 ("nav", &old_lang.nav, &new_lang.nav),
                 ("cases", &old_lang.cases, &new_lang.cases),
@@ -168,6 +223,8 @@ impl Delta {
             changed_templates,
             changed_shared,
             uses,
+            own_series,
+            chart_changes,
         }
     }
 
@@ -185,6 +242,21 @@ impl Delta {
         let shared = self.changed_shared.get(lang).map_or(&[][..], Vec::as_slice);
         if shared.iter().any(|var| uses.contains(var)) {
             return true;
+        }
+        if self.own_series.contains(template) {
+            let own_changed = match (self.chart_changes.get(lang), job) {
+                (None, _) => true,
+                (Some(diff), Job::FacetValue { facet, value, .. }) => {
+                    diff.global
+                        || diff
+                            .values
+                            .contains(&(facet.name.clone(), value.value.clone()))
+                }
+                (Some(diff), _) => diff.any(),
+            };
+            if own_changed {
+                return true;
+            }
         }
         let corpus = renderer.corpus;
         match job {
@@ -256,7 +328,23 @@ fn mentions(source: &str, var: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::mentions;
+    use super::{ChartReads, chart_reads, mentions};
+
+    #[test]
+    fn chart_calls_read_facets_or_series() {
+        assert_eq!(chart_reads("{{ charts }}"), ChartReads::default());
+        let facet = chart_reads(r#"{{ chart(facet="branch") }}"#);
+        assert!(facet.any && facet.facets && !facet.all_series && !facet.own_series);
+        let all = chart_reads(r#"{{ chart(field="photographed", by="month") }}"#);
+        assert!(all.all_series && !all.facets);
+        let own = chart_reads(
+            r#"{{ chart(field=f, by="month", facet=facet.name, value = value.value) }}"#,
+        );
+        assert!(own.own_series && !own.all_series);
+        let default_field = chart_reads(r#"{{ chart(by="month") }}"#);
+        assert!(default_field.all_series && !default_field.facets);
+        assert!(!chart_reads("{{ piechart(facet=1) }}").any);
+    }
 
     #[test]
     fn mentions_whole_words_only() {

@@ -821,7 +821,8 @@ struct LangShared {
     feed: String,
     cases: Value,
     facets: Value,
-    /// What time charts count (`chart()` reads it).
+    /// What time charts count (`chart()` reads it), as data and as the template value.
+    charts: crate::charts::data::ChartData,
     chart_data: Value,
     /// The search page, when search is on.
     search: Value,
@@ -873,6 +874,7 @@ impl Shared {
                 })
             });
             let lang_facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang.code).collect();
+            let charts = crate::charts::data::compute(config, corpus, facets, &lang.code);
             per_lang.insert(
                 lang.code.clone(),
                 LangShared {
@@ -894,9 +896,8 @@ impl Shared {
                     feed: format!("{}atom.xml", config.language_prefix(&lang.code)),
                     cases: Value::from_serializable(&cases),
                     facets: Value::from_serializable(&lang_facets),
-                    chart_data: Value::from_serializable(&crate::charts::data::compute(
-                        config, corpus, facets, &lang.code,
-                    )),
+                    chart_data: Value::from_serializable(&charts),
+                    charts,
                     search: Value::from_serializable(&config.search.enabled.then(|| {
                         serde_json::json!({
                             "path": format!("{}search/", config.language_prefix(&lang.code)),
