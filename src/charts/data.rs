@@ -5,7 +5,7 @@
 //! Every series runs without gaps from its first to its last case, so a month without cases
 //! is drawn as zero rather than left out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::Datelike;
 use serde::Serialize;
@@ -116,17 +116,28 @@ pub fn compute(config: &Config, corpus: &Corpus, facets: &[Facet], lang: &str) -
     let facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang).collect();
     for field in schema.fields.iter().filter(|f| f.kind == FieldType::Date) {
         data.default_field.get_or_insert_with(|| field.name.clone());
-        let month_of = |page: usize| -> Option<(i32, u32)> {
-            match corpus.pages[page].case.as_ref()?.values.get(&field.name)? {
-                FieldValue::Date(d) => Some((d.year(), d.month())),
-                _ => None,
+        // Each case's month, looked up once: every facet value counts the same cases again.
+        let mut months: Vec<Option<(i32, u32)>> = vec![None; corpus.pages.len()];
+        for &p in section_pages {
+            let value = corpus.pages[p]
+                .case
+                .as_ref()
+                .and_then(|c| c.values.get(&field.name));
+            if let Some(FieldValue::Date(d)) = value {
+                months[p] = Some((d.year(), d.month()));
             }
-        };
+        }
         // The field's own facet names the pages a bucket links to.
-        let own = facets.iter().find(|f| f.field == field.name);
-        let path_of = |key: &str| own.and_then(|f| f.value(key)).map(|v| v.path.clone());
+        let paths: HashMap<&str, &str> = facets
+            .iter()
+            .filter(|f| f.field == field.name)
+            .flat_map(|f| &f.values)
+            .flat_map(|v| std::iter::once(v).chain(&v.months))
+            .map(|v| (v.value.as_str(), v.path.as_str()))
+            .collect();
+        let path_of = |key: &str| paths.get(key).map(|p| p.to_string());
         let series =
-            |pages: &[usize]| series(pages.iter().filter_map(|&p| month_of(p)), lang, &path_of);
+            |pages: &[usize]| series(pages.iter().filter_map(|&p| months[p]), lang, &path_of);
         let within = facets
             .iter()
             .map(|f| {

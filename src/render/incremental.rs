@@ -59,13 +59,15 @@ pub fn changed_pages(
 }
 
 /// What changed between the previous build and this one.
-pub struct Delta {
+pub struct Delta<'a> {
     changed_pages: Vec<bool>,
     changed_sections: Vec<bool>,
     /// Each section's pages in the previous build, in display order.
     old_section_pages: Vec<Vec<usize>>,
     /// The previous build's facets by (language, name).
-    old_facets: HashMap<(String, String), super::Facet>,
+    old_facets: HashMap<(&'a str, &'a str), &'a super::Facet>,
+    /// Facets (language, name) with any value, count or page list changed.
+    changed_facets: HashSet<(&'a str, &'a str)>,
     /// Page templates whose own source, or that of a template they use, changed.
     changed_templates: BTreeSet<String>,
     /// Per language, which shared context values changed (`nav`, `facets`, ...).
@@ -122,19 +124,19 @@ fn chart_reads(source: &str) -> ChartReads {
     reads
 }
 
-impl Delta {
+impl<'a> Delta<'a> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         old_corpus: &Corpus,
         new_corpus: &Corpus,
-        old: &Prepared,
-        new: &Prepared,
+        old: &'a Prepared,
+        new: &'a Prepared,
         old_shared: &Shared,
         new_shared: &Shared,
         old_theme: &Theme,
         new_theme: &Theme,
         changed_pages: Vec<bool>,
-    ) -> Delta {
+    ) -> Delta<'a> {
         let changed_sections = old_corpus
             .sections
             .iter()
@@ -187,26 +189,32 @@ impl Delta {
                 changed_shared.insert(lang.clone(), SHARED.to_vec());
                 continue;
             };
-            chart_changes.insert(
-                lang.clone(),
-                ChartDiff::between(&old_lang.charts, &new_lang.charts),
-            );
+            let chart_diff = ChartDiff::between(&old_lang.charts, &new_lang.charts);
             let values = [
                 ("nav", &old_lang.nav, &new_lang.nav),
                 ("cases", &old_lang.cases, &new_lang.cases),
                 ("facets", &old_lang.facets, &new_lang.facets),
-                ("chart_data", &old_lang.chart_data, &new_lang.chart_data),
                 ("t", &old_lang.strings, &new_lang.strings),
                 ("search", &old_lang.search, &new_lang.search),
                 ("site", &old_lang.site, &new_lang.site),
             ];
-            let changed = values
+            let mut changed: Vec<&'static str> = values
                 .into_iter()
                 .filter(|(_, old, new)| old != new)
                 .map(|(name, _, _)| name)
                 .collect();
+            // Compared as data: cheaper than the serialised value, and it says which series.
+            if chart_diff.any() {
+                changed.push("chart_data");
+            }
             changed_shared.insert(lang.clone(), changed);
+            chart_changes.insert(lang.clone(), chart_diff);
         }
+        let old_facets: HashMap<(&str, &str), &super::Facet> = old
+            .facets
+            .iter()
+            .map(|f| ((f.lang.as_str(), f.name.as_str()), f))
+            .collect();
         Delta {
             changed_pages,
             changed_sections,
@@ -215,11 +223,13 @@ impl Delta {
                 .iter()
                 .map(|s| s.pages.clone())
                 .collect(),
-            old_facets: old
+            changed_facets: new
                 .facets
                 .iter()
-                .map(|f| ((f.lang.clone(), f.name.clone()), f.clone()))
+                .filter(|f| old_facets.get(&(f.lang.as_str(), f.name.as_str())) != Some(f))
+                .map(|f| (f.lang.as_str(), f.name.as_str()))
                 .collect(),
+            old_facets,
             changed_templates,
             changed_shared,
             uses,
@@ -279,7 +289,7 @@ impl Delta {
             Job::FacetValue { facet, value, page } => {
                 let old = self
                     .old_facets
-                    .get(&(facet.lang.clone(), facet.name.clone()))
+                    .get(&(facet.lang.as_str(), facet.name.as_str()))
                     .and_then(|f| f.value(&value.value));
                 match old {
                     Some(old) => {
@@ -310,9 +320,8 @@ impl Delta {
     /// Whether any value, count or page list of a facet changed. Facet pages show the whole
     /// facet (the other values and their counts), so any change re-renders all of them.
     fn facet_changed(&self, facet: &super::Facet) -> bool {
-        self.old_facets
-            .get(&(facet.lang.clone(), facet.name.clone()))
-            .is_none_or(|old| old != facet)
+        self.changed_facets
+            .contains(&(facet.lang.as_str(), facet.name.as_str()))
     }
 }
 

@@ -214,7 +214,7 @@ pub fn site(
         &prepared,
         &mut crate::search::TermCache::default(),
     );
-    let shared = Shared::new(config, corpus, theme, &prepared.facets);
+    let shared = Shared::new(config, corpus, theme, &prepared.facets, None);
     let renderer = Renderer::new(
         config, corpus, theme, images, &prepared, &search, &shared, options,
     );
@@ -835,7 +835,14 @@ struct NavEntry<'a> {
 }
 
 impl Shared {
-    pub fn new(config: &Config, corpus: &Corpus, theme: &Theme, facets: &[Facet]) -> Shared {
+    /// `previous` (serve's last build) lends its serialised chart data when it is unchanged.
+    pub fn new(
+        config: &Config,
+        corpus: &Corpus,
+        theme: &Theme,
+        facets: &[Facet],
+        previous: Option<&Shared>,
+    ) -> Shared {
         let mut per_lang = BTreeMap::new();
         for lang in &config.languages {
             let mut nav: Vec<(&Meta, &str)> = Vec::new();
@@ -875,6 +882,13 @@ impl Shared {
             });
             let lang_facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang.code).collect();
             let charts = crate::charts::data::compute(config, corpus, facets, &lang.code);
+            let chart_data = previous
+                .and_then(|p| p.per_lang.get(&lang.code))
+                .filter(|p| p.charts == charts)
+                .map_or_else(
+                    || Value::from_serializable(&charts),
+                    |p| p.chart_data.clone(),
+                );
             per_lang.insert(
                 lang.code.clone(),
                 LangShared {
@@ -896,7 +910,7 @@ impl Shared {
                     feed: format!("{}atom.xml", config.language_prefix(&lang.code)),
                     cases: Value::from_serializable(&cases),
                     facets: Value::from_serializable(&lang_facets),
-                    chart_data: Value::from_serializable(&charts),
+                    chart_data,
                     charts,
                     search: Value::from_serializable(&config.search.enabled.then(|| {
                         serde_json::json!({

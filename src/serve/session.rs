@@ -264,7 +264,13 @@ impl Session {
         watch.lap("prepare");
         // The index of the last build until `finish` makes the new one.
         let search = old.map_or_else(Default::default, |o| o.search.clone());
-        let shared = Arc::new(Shared::new(&config, &corpus, &theme, &prepared.facets));
+        let shared = Arc::new(Shared::new(
+            &config,
+            &corpus,
+            &theme,
+            &prepared.facets,
+            old.map(|o| o.shared.as_ref()),
+        ));
         let renderer = Renderer::new(
             &config,
             &corpus,
