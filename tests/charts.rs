@@ -467,6 +467,17 @@ fn the_bundled_figures_page_gives_both_counts_and_mirrors_its_charts_in_arabic()
             .collect();
         assert_eq!(branch.iter().sum::<u64>(), 24, "{rel}");
     }
+    // Four branches share the largest count.
+    assert_eq!(
+        texts(
+            &site.html("figures/index.html"),
+            "figure#chart-branch svg desc"
+        ),
+        [
+            "Tied for the most, with 5 of 24 cases each: Branch 215, Branch 227, Branch 235, \
+          Branch 248. Sample data: synthetic records, not real cases."
+        ]
+    );
     let ar = site.html("ar/figures/index.html");
     assert_eq!(
         texts(&ar, "figure#chart-branch .chart-title"),
@@ -504,4 +515,26 @@ fn browser_figures_page_renders_its_charts() {
     let fill = b.eval("getComputedStyle(document.querySelector('#chart-branch .chart-mark')).fill");
     assert_eq!(fill, "rgb(229, 154, 133)");
     b.screenshot_full(&shots.join("figures-en-dark.png"));
+}
+
+#[test]
+fn descriptions_state_the_main_finding_and_ties_as_ties() {
+    let site = SiteTest::fixture("charts");
+    site.build().success();
+    let page = site.html("figures/index.html");
+    let desc = |id: &str| texts(&page, &format!("figure#{id} svg desc")).join("");
+    assert_eq!(
+        desc("chart-branch"),
+        "The most: Branch 215, with 3 of 5 cases. Includes 4 synthetic sample records."
+    );
+    // November 2012 and February 2013 both have 2.
+    assert_eq!(
+        desc("chart-photographed-month"),
+        "5 cases from November 2012 to April 2013; the highest count, 2, comes 2 times. \
+         Includes 4 synthetic sample records."
+    );
+    assert_eq!(
+        desc("chart-indicator"),
+        "The most: Starvation, with 3 of 5 cases. Includes 4 synthetic sample records."
+    );
 }

@@ -312,36 +312,42 @@ fn finding(
     n: &dyn Fn(u64) -> String,
 ) -> TeraResult<String> {
     let total = chart.total();
-    // The first of equal maxima, so ties read in the chart's order.
-    let peak = chart
-        .bars
-        .iter()
-        .fold(None, |best: Option<&Bar>, b| match best {
-            Some(best) if best.count >= b.count => Some(best),
-            _ if b.count > 0 => Some(b),
-            _ => best,
-        });
-    let Some(peak) = peak else {
+    let max = chart.bars.iter().map(|b| b.count).max().unwrap_or(0);
+    if max == 0 {
         return Ok(text("chart_empty"));
-    };
+    }
+    // Every bar at the maximum, in the chart's order: a tie is said as one.
+    let peaks: Vec<&Bar> = chart.bars.iter().filter(|b| b.count == max).collect();
     let label = |b: &Bar| chart.digits.apply(&b.label);
     Ok(if over_time {
         let nonzero: Vec<&Bar> = chart.bars.iter().filter(|b| b.count > 0).collect();
-        text("chart_time_desc")
+        let key = if peaks.len() == 1 {
+            "chart_time_desc"
+        } else {
+            "chart_time_desc_tied"
+        };
+        text(key)
             .replace("{total}", &n(total))
             .replace("{first}", &label(nonzero[0]))
             .replace("{last}", &label(nonzero[nonzero.len() - 1]))
-            .replace("{peak}", &label(peak))
-            .replace("{count}", &n(peak.count))
+            .replace("{peak}", &label(peaks[0]))
+            .replace("{n}", &n(peaks.len() as u64))
+            .replace("{count}", &n(max))
     } else {
         // A case counts once per value of a list facet, so the share is of all cases.
         let cases = state
             .get::<Value>("cases")?
             .and_then(|c| c.get_from_path("count").and_then(Value::as_u64))
             .unwrap_or(total);
-        text("chart_bar_desc")
-            .replace("{top}", &peak.label)
-            .replace("{count}", &n(peak.count))
+        let key = if peaks.len() == 1 {
+            "chart_bar_desc"
+        } else {
+            "chart_bar_desc_tied"
+        };
+        let names: Vec<&str> = peaks.iter().map(|b| b.label.as_str()).collect();
+        text(key)
+            .replace("{top}", &names.join(&text("list_separator")))
+            .replace("{count}", &n(max))
             .replace("{total}", &n(cases))
     })
 }
