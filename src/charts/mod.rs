@@ -101,12 +101,16 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Option<Chart>> {
         .unwrap_or_default();
     let rtl = state.get::<String>("dir")?.as_deref() == Some("rtl");
     let n = |count: u64| digits.apply(&count.to_string());
+    let data = state
+        .get::<Value>("chart_data")?
+        .unwrap_or_else(Value::none);
+    let data_count = |key: &str| member(&data, key).and_then(Value::as_u64).unwrap_or(0);
 
     // A time series may leave the field to the schema (its first date field); with no date
     // field at all there is nothing to draw, which lets a theme chart time on every site.
     let field = match (field, &by) {
-        (None, Some(_)) => match default_date_field(state)? {
-            Some(f) => Some(f),
+        (None, Some(_)) => match member(&data, "default_field").and_then(Value::as_str) {
+            Some(f) => Some(f.to_string()),
             None => return Ok(None),
         },
         (field, _) => field,
@@ -124,7 +128,7 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Option<Chart>> {
                     ));
                 }
             };
-            let (bars, label) = time_bars(state, field, by, within)?;
+            let (bars, label) = time_bars(&data, field, by, within)?;
             let (title_key, category) = match by {
                 "month" => ("chart_month_title", "chart_month"),
                 _ => ("chart_year_title", "chart_year"),
@@ -159,13 +163,6 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Option<Chart>> {
         Some("column") => Kind::Column,
         Some(other) => return Err(fail(format!("kind=\"{other}\": use \"bar\" or \"column\""))),
     };
-    let data = state.get::<Value>("chart_data")?;
-    let data_count = |key: &str| {
-        data.as_ref()
-            .and_then(|d| member(d, key))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
     let (cases, synthetic) = (data_count("cases"), data_count("synthetic"));
     let sample = (synthetic > 0).then(|| {
         let note = if synthetic == cases {
@@ -192,23 +189,14 @@ fn chart(kwargs: &Kwargs, state: &State) -> TeraResult<Option<Chart>> {
         },
         sample,
     };
-    chart.desc = finding(&chart, field.is_some(), state, &text, &n)?;
+    chart.desc = finding(&chart, field.is_some(), cases, &text, &n);
     Ok(Some(chart))
-}
-
-fn default_date_field(state: &State) -> TeraResult<Option<String>> {
-    let data = state.get::<Value>("chart_data")?;
-    Ok(data
-        .as_ref()
-        .and_then(|d| member(d, "default_field"))
-        .and_then(Value::as_str)
-        .map(str::to_string))
 }
 
 /// A date field's cases per month or year (within one facet value, if given), and the
 /// field's label.
 fn time_bars(
-    state: &State,
+    data: &Value,
     field: &str,
     by: &str,
     within: Option<(&str, &str)>,
@@ -216,10 +204,7 @@ fn time_bars(
     if by != "month" && by != "year" {
         return Err(fail(format!("by=\"{by}\": use \"month\" or \"year\"")));
     }
-    let data = state
-        .get::<Value>("chart_data")?
-        .unwrap_or_else(Value::none);
-    let dates = member(&data, "dates");
+    let dates = member(data, "dates");
     let Some(timeline) = dates.and_then(|d| member(d, field)) else {
         let known = dates.and_then(Value::as_map).map(|m| {
             m.keys()
@@ -307,19 +292,19 @@ fn listing(names: Vec<String>) -> String {
 fn finding(
     chart: &Chart,
     over_time: bool,
-    state: &State,
+    cases: u64,
     text: &dyn Fn(&str) -> String,
     n: &dyn Fn(u64) -> String,
-) -> TeraResult<String> {
+) -> String {
     let total = chart.total();
     let max = chart.bars.iter().map(|b| b.count).max().unwrap_or(0);
     if max == 0 {
-        return Ok(text("chart_empty"));
+        return text("chart_empty");
     }
     // Every bar at the maximum, in the chart's order: a tie is said as one.
     let peaks: Vec<&Bar> = chart.bars.iter().filter(|b| b.count == max).collect();
     let label = |b: &Bar| chart.digits.apply(&b.label);
-    Ok(if over_time {
+    if over_time {
         let nonzero: Vec<&Bar> = chart.bars.iter().filter(|b| b.count > 0).collect();
         let key = if peaks.len() == 1 {
             "chart_time_desc"
@@ -335,10 +320,6 @@ fn finding(
             .replace("{count}", &n(max))
     } else {
         // A case counts once per value of a list facet, so the share is of all cases.
-        let cases = state
-            .get::<Value>("cases")?
-            .and_then(|c| c.get_from_path("count").and_then(Value::as_u64))
-            .unwrap_or(total);
         let key = if peaks.len() == 1 {
             "chart_bar_desc"
         } else {
@@ -349,7 +330,7 @@ fn finding(
             .replace("{top}", &names.join(&text("list_separator")))
             .replace("{count}", &n(max))
             .replace("{total}", &n(cases))
-    })
+    }
 }
 
 /// A map's member by name (`get_from_path` would read `2013` as an array index).

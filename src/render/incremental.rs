@@ -91,8 +91,9 @@ const SHARED: &[&str] = &[
     "search",
 ];
 
-/// What a template's `chart()` calls read: `facets` for facet charts, `chart_data` for time
-/// series (all of it, or only the page's own facet value's series).
+/// What a template's `chart()` calls read: `facets` and `chart_data` for facet charts (the
+/// bars, and the totals for the description and sample note), `chart_data` for time series
+/// (all of it, or only the page's own facet value's series and the totals).
 #[derive(Debug, Default, PartialEq)]
 struct ChartReads {
     any: bool,
@@ -114,7 +115,9 @@ fn chart_reads(source: &str) -> ChartReads {
         };
         let args: String = args.chars().filter(|c| !c.is_whitespace()).collect();
         if !args.contains("field=") && !args.contains("by=") {
+            // The bars, and the archive's totals from the chart data (its sample note).
             reads.facets = true;
+            reads.all_series = true;
         } else if args.contains("facet=facet.name") && args.contains("value=value.value") {
             reads.own_series = true;
         } else {
@@ -168,7 +171,7 @@ impl<'a> Delta<'a> {
                     let by_chart = match *var {
                         "facets" => charts(|r| r.facets),
                         "chart_data" => charts(|r| r.all_series),
-                        "cases" | "t" => charts(|r| r.any),
+                        "t" => charts(|r| r.any),
                         _ => false,
                     };
                     by_chart
@@ -343,7 +346,7 @@ mod tests {
     fn chart_calls_read_facets_or_series() {
         assert_eq!(chart_reads("{{ charts }}"), ChartReads::default());
         let facet = chart_reads(r#"{{ chart(facet="branch") }}"#);
-        assert!(facet.any && facet.facets && !facet.all_series && !facet.own_series);
+        assert!(facet.any && facet.facets && facet.all_series && !facet.own_series);
         let all = chart_reads(r#"{{ chart(field="photographed", by="month") }}"#);
         assert!(all.all_series && !all.facets);
         let own = chart_reads(
