@@ -13,12 +13,8 @@ shift || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 11000)
 
-cargo build --release --quiet --bin casebook --example gen-corpus
-bin=target/release/casebook
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
 . benches/lib.sh
+build_tools
 
 printf '%-8s %-6s %10s %10s %12s\n' cases pages cold_s warm_s peak_MiB
 for n in "${sizes[@]}"; do

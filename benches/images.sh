@@ -11,14 +11,11 @@ cd "$(dirname "$0")/.."
 runs=${1:-3}
 cases=${2:-1000}
 per=${3:-1}
-cargo build --release --quiet --bin casebook --example gen-corpus
-bin=target/release/casebook
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. benches/lib.sh
+build_tools
 corpus="$work/corpus"
 target/release/examples/gen-corpus --cases "$cases" --photos "$per" --photo-size 1600x1200 --out "$corpus" >/dev/null
 photos=$((cases * per))
-. benches/lib.sh
 cold=() warm=() peak=0
 for _ in $(seq "$runs"); do
   rm -rf "$corpus/public" "$corpus"/.public.casebook-* "$corpus/.casebook-cache"

@@ -12,15 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-11000}
 runs=${2:-7}
-cargo build --release --quiet --bin casebook --example gen-corpus --example search-bench
-bin=target/release/casebook
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . benches/lib.sh
-
-corpus="$work/c$n"
-target/release/examples/gen-corpus --cases "$n" --out "$corpus" >/dev/null
-"$bin" build --root "$corpus" >/dev/null
+build_tools search-bench
+warm_corpus "$n"
 index_ms=$(for _ in $(seq "$runs"); do
   "$bin" build --root "$corpus" --timings 2>&1 | awk '/search index/ {print $(NF-1)}'
 done | median)

@@ -11,15 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-11000}
 edits=${2:-9}
-cargo build --release --quiet --bin casebook --example gen-corpus --example serve-bench
-bin=target/release/casebook
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . benches/lib.sh
-
-corpus="$work/c$n"
-target/release/examples/gen-corpus --cases "$n" --out "$corpus" >/dev/null
-"$bin" build --root "$corpus" >/dev/null
+build_tools serve-bench
+warm_corpus "$n"
 full=$(for _ in 1 2 3; do
   /usr/bin/time -f '%e' "$bin" build --root "$corpus" 2>&1 >/dev/null | tail -1
 done | median)

@@ -131,8 +131,7 @@ pub fn compute(config: &Config, corpus: &Corpus, facets: &[Facet], lang: &str) -
         let paths: HashMap<&str, &str> = facets
             .iter()
             .filter(|f| f.field == field.name)
-            .flat_map(|f| &f.values)
-            .flat_map(|v| std::iter::once(v).chain(&v.months))
+            .flat_map(|f| f.values_and_months())
             .map(|v| (v.value.as_str(), v.path.as_str()))
             .collect();
         let path_of = |key: &str| paths.get(key).map(|p| p.to_string());

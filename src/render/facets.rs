@@ -53,12 +53,17 @@ pub struct ParentValue {
 }
 
 impl Facet {
-    /// A value of the facet by key: a year's months (`2013-05`) included.
-    pub fn value(&self, key: &str) -> Option<&FacetValue> {
+    /// Every value with its own page: the values, each followed by its months (a date
+    /// facet's years).
+    pub fn values_and_months(&self) -> impl Iterator<Item = &FacetValue> {
         self.values
             .iter()
             .flat_map(|v| std::iter::once(v).chain(&v.months))
-            .find(|v| v.value == key)
+    }
+
+    /// A value of the facet by key: a year's months (`2013-05`) included.
+    pub fn value(&self, key: &str) -> Option<&FacetValue> {
+        self.values_and_months().find(|v| v.value == key)
     }
 }
 

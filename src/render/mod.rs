@@ -299,11 +299,7 @@ impl<'a> Renderer<'a> {
         }
         for facet in self.prepared.facets.iter() {
             jobs.push(Job::FacetIndex { facet });
-            let values = facet
-                .values
-                .iter()
-                .flat_map(|v| std::iter::once(v).chain(&v.months));
-            for value in values.filter(|v| !v.pages.is_empty()) {
+            for value in facet.values_and_months().filter(|v| !v.pages.is_empty()) {
                 let pages = value.pages.len().div_ceil(config.paginate_by);
                 for page in 1..=pages {
                     jobs.push(Job::FacetValue { facet, value, page });

@@ -180,16 +180,20 @@ const AR_MONTHS: [&str; 12] = [
     "كانون الأول",
 ];
 
+/// A month's name (1 to 12) in the language.
+fn month_name(month: u32, lang: &str) -> &'static str {
+    let months = if lang == "ar" { &AR_MONTHS } else { &EN_MONTHS };
+    months[(month.clamp(1, 12) - 1) as usize]
+}
+
 /// `May 2013`, in the language's month names.
 pub fn format_month(year: i32, month: u32, lang: &str) -> String {
-    let months = if lang == "ar" { &AR_MONTHS } else { &EN_MONTHS };
-    format!("{} {year}", months[(month.clamp(1, 12) - 1) as usize])
+    format!("{} {year}", month_name(month, lang))
 }
 
 pub fn format_naive_date(d: &chrono::NaiveDate, lang: &str) -> String {
     use chrono::Datelike;
-    let months = if lang == "ar" { &AR_MONTHS } else { &EN_MONTHS };
-    format!("{} {} {}", d.day(), months[d.month0() as usize], d.year())
+    format!("{} {} {}", d.day(), month_name(d.month(), lang), d.year())
 }
 
 fn iso(d: &Option<Date>) -> Option<String> {
