@@ -11,14 +11,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::error::{Diagnostic, Diagnostics, Error, Result, did_you_mean, line_col};
+use crate::error::{Diagnostic, Diagnostics, Error, Located, Result, did_you_mean, toml_error};
+use crate::locale::{self, Digits};
 
 pub const CONFIG_FILE: &str = "casebook.toml";
-
-/// Languages written right to left; everything else is left to right.
-const RTL_LANGUAGES: &[&str] = &[
-    "ar", "arc", "ckb", "dv", "fa", "he", "ps", "sd", "ug", "ur", "yi",
-];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -204,49 +200,6 @@ pub struct Config {
     /// The site's title and description in the other languages (`[translations.<lang>]`).
     pub site_texts: BTreeMap<String, (String, String)>,
     pub extra: toml::Table,
-}
-
-/// The digits a language's numbers and dates are written in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Digits {
-    /// 0123456789
-    #[default]
-    Latin,
-    /// ٠١٢٣٤٥٦٧٨٩ (as in much Arabic print)
-    ArabicIndic,
-}
-
-impl Digits {
-    pub const NAMES: [&'static str; 2] = ["latin", "arabic-indic"];
-
-    pub fn parse(s: &str) -> Option<Digits> {
-        match s {
-            "latin" => Some(Digits::Latin),
-            "arabic-indic" => Some(Digits::ArabicIndic),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Digits::Latin => "latin",
-            Digits::ArabicIndic => "arabic-indic",
-        }
-    }
-
-    /// `text` with its ASCII digits written in these digits.
-    pub fn apply(self, text: &str) -> String {
-        match self {
-            Digits::Latin => text.to_string(),
-            Digits::ArabicIndic => text
-                .chars()
-                .map(|c| match c.to_digit(10) {
-                    Some(d) if c.is_ascii_digit() => char::from_u32(0x0660 + d).unwrap_or(c),
-                    _ => c,
-                })
-                .collect(),
-        }
-    }
 }
 
 /// The static search index: on or off, what counts as an identifier, field weights.
@@ -444,16 +397,6 @@ impl FieldDef {
 }
 
 impl CaseSchema {
-    /// Whether a case is marked as a synthetic sample.
-    pub fn is_synthetic(&self, case: &crate::content::Case) -> bool {
-        self.synthetic_field.as_ref().is_some_and(|f| {
-            matches!(
-                case.values.get(f),
-                Some(crate::content::FieldValue::Bool(true))
-            )
-        })
-    }
-
     pub fn field(&self, name: &str) -> Option<&FieldDef> {
         self.fields.iter().find(|f| f.name == name)
     }
@@ -545,32 +488,13 @@ impl Config {
     }
 }
 
-/// Turns a toml/serde error into a located diagnostic, with "did you mean" for unknown keys.
-pub fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Diagnostic {
-    let (line, column) = e.span().map_or((0, 0), |s| line_col(text, s.start));
-    let message = e.message().trim().to_string();
-    let mut d = Diagnostic::new(path, message.clone()).at(line, column);
-    if let Some(rest) = message.strip_prefix("unknown field `") {
-        if let Some((wrong, expected)) = rest.split_once('`') {
-            let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-            d.field = Some(wrong.to_string());
-            d.message = format!("unknown key `{wrong}`");
-            d.hint = did_you_mean(wrong, candidates.iter().copied())
-                .or_else(|| Some(format!("known keys: {}", candidates.join(", "))));
-        }
-    }
-    d
-}
-
 fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Config> {
     let mut diags = Diagnostics::default();
-    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    let file = Located { path, text };
 
     let base_url = normalize_base_url(raw.base_url.get_ref()).unwrap_or_else(|message| {
-        let (l, c) = at(raw.base_url.span());
         diags.push(
-            Diagnostic::new(path, message)
-                .at(l, c)
+            file.at(raw.base_url.span(), message)
                 .field("base_url")
                 .hint(BASE_URL_HINT),
         );
@@ -580,11 +504,9 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
     let mut codes = vec![raw.default_language.clone()];
     if let Some(langs) = &raw.languages {
         for code in langs.get_ref() {
-            if !is_language_code(code) {
-                let (l, c) = at(langs.span());
+            if !locale::is_language_code(code) {
                 diags.push(
-                    Diagnostic::new(path, format!("`{code}` is not a language code"))
-                        .at(l, c)
+                    file.at(langs.span(), format!("`{code}` is not a language code"))
                         .field("languages")
                         .hint("use lowercase ISO 639 codes such as \"en\" or \"ar\""),
                 );
@@ -596,34 +518,29 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
     let languages: Vec<Language> = codes
         .into_iter()
         .map(|code| Language {
-            dir: if RTL_LANGUAGES.contains(&code.as_str()) {
-                "rtl"
-            } else {
-                "ltr"
-            },
+            dir: locale::direction(&code),
             code,
         })
         .collect();
 
     let paginate_by = *raw.paginate_by.get_ref();
     if paginate_by < 1 {
-        let (l, c) = at(raw.paginate_by.span());
         diags.push(
-            Diagnostic::new(path, "must be at least 1")
-                .at(l, c)
+            file.at(raw.paginate_by.span(), "must be at least 1")
                 .field("paginate_by"),
         );
     }
 
     let mut digits = BTreeMap::new();
     for (lang, style) in &raw.digits {
-        let (l, c) = at(style.span());
         if !languages.iter().any(|x| &x.code == lang) {
             diags.push(
-                Diagnostic::new(path, format!("`{lang}` is not one of the site's languages"))
-                    .at(l, c)
-                    .field(format!("digits.{lang}"))
-                    .hint("list the language in `languages` first"),
+                file.at(
+                    style.span(),
+                    format!("`{lang}` is not one of the site's languages"),
+                )
+                .field(format!("digits.{lang}"))
+                .hint("list the language in `languages` first"),
             );
         }
         match Digits::parse(style.get_ref()) {
@@ -631,10 +548,12 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
                 digits.insert(lang.clone(), d);
             }
             None => diags.push(
-                Diagnostic::new(path, format!("unknown digits `{}`", style.get_ref()))
-                    .at(l, c)
-                    .field(format!("digits.{lang}"))
-                    .hint(format!("use one of: {}", Digits::NAMES.join(", "))),
+                file.at(
+                    style.span(),
+                    format!("unknown digits `{}`", style.get_ref()),
+                )
+                .field(format!("digits.{lang}"))
+                .hint(format!("use one of: {}", Digits::NAMES.join(", "))),
             ),
         }
     }
@@ -687,13 +606,11 @@ fn resolve_translations(
     path: &Path,
     diags: &mut Diagnostics,
 ) -> BTreeMap<String, (String, String)> {
-    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    let file = Located { path, text };
     for (lang, table) in &raw {
         if lang == default_language || !languages.iter().any(|l| &l.code == lang) {
-            let (l, c) = at(table.span());
             diags.push(
-                Diagnostic::new(path, format!("`{lang}` is not one of the site's other languages"))
-                    .at(l, c)
+                file.at(table.span(), format!("`{lang}` is not one of the site's other languages"))
                     .field(format!("translations.{lang}"))
                     .hint("[translations.<lang>] gives the case schema's labels in a language listed in `languages` (not the default one)"),
             );
@@ -704,7 +621,6 @@ fn resolve_translations(
     for lang in languages.iter().filter(|l| l.code != default_language) {
         let lang = &lang.code;
         let table = raw.get(lang);
-        let (table_line, table_col) = table.map_or((0, 0), |t| at(t.span()));
         let entries = table.map(|t| t.get_ref());
         // Every key this language can take, for unknown-key hints.
         let mut known: Vec<String> = Vec::new();
@@ -713,9 +629,10 @@ fn resolve_translations(
             match entries.and_then(|e| e.get(&key)) {
                 Some(v) => Some(v.get_ref().clone()),
                 None if required => {
+                    let message = format!("missing `{key}` for language `{lang}`");
                     diags.push(
-                        Diagnostic::new(path, format!("missing `{key}` for language `{lang}`"))
-                            .at(table_line, table_col)
+                        table
+                            .map_or_else(|| Diagnostic::new(path, &message), |t| file.at(t.span(), &message))
                             .field(format!("translations.{lang}"))
                             .hint(format!(
                                 "add `\"{key}\" = \"...\"` under [translations.{lang}] ({default_language}: \"{}\")",
@@ -769,10 +686,8 @@ fn resolve_translations(
         }
         for (key, value) in entries.into_iter().flatten() {
             if !known.contains(key) {
-                let (l, c) = at(value.span());
                 diags.push(
-                    Diagnostic::new(path, format!("`{key}` is not a translatable text of the site"))
-                        .at(l, c)
+                    file.at(value.span(), format!("`{key}` is not a translatable text of the site"))
                         .field(format!("translations.{lang}"))
                         .hint(did_you_mean(key, known.iter().map(String::as_str)).unwrap_or_else(|| {
                             "keys are `site.title`, `site.description`, and for case fields `field`, `field.facet_label`, `field.description` or `field.<value>`".into()
@@ -791,14 +706,12 @@ fn resolve_search(
     path: &Path,
     diags: &mut Diagnostics,
 ) -> SearchConfig {
-    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    let file = Located { path, text };
     let mut weight = |w: &Spanned<f64>, name: &str| {
         let v = *w.get_ref();
         if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
-            let (l, c) = at(w.span());
             diags.push(
-                Diagnostic::new(path, format!("search weight {v} is out of range"))
-                    .at(l, c)
+                file.at(w.span(), format!("search weight {v} is out of range"))
                     .field(format!("search.weights.{name}"))
                     .hint("use a number from 0 (not searched) to 1000; the defaults are title 4, identifier 8, fields 2, text 1"),
             );
@@ -813,10 +726,8 @@ fn resolve_search(
     };
     let per_page = *raw.results_per_page.get_ref();
     if !(1..=100).contains(&per_page) {
-        let (l, c) = at(raw.results_per_page.span());
         diags.push(
-            Diagnostic::new(path, "must be between 1 and 100")
-                .at(l, c)
+            file.at(raw.results_per_page.span(), "must be between 1 and 100")
                 .field("search.results_per_page"),
         );
     }
@@ -827,10 +738,8 @@ fn resolve_search(
                 let parts: Vec<String> = entry.split('/').map(|p| p.trim().to_string()).collect();
                 for part in &parts {
                     if schema.field(part).is_none() {
-                        let (l, c) = at(list.span());
                         diags.push(
-                            Diagnostic::new(path, format!("`{part}` is not a case field"))
-                                .at(l, c)
+                            file.at(list.span(), format!("`{part}` is not a case field"))
                                 .field("search.identifiers")
                                 .hint(did_you_mean(part, schema.fields.iter().map(|f| f.name.as_str())).unwrap_or_else(|| "name fields declared in [[cases.fields]], or several joined by `/`".into())),
                         );
@@ -841,10 +750,8 @@ fn resolve_search(
             out
         }
         (Some(list), None) => {
-            let (l, c) = at(list.span());
             diags.push(
-                Diagnostic::new(path, "search identifiers need a case schema")
-                    .at(l, c)
+                file.at(list.span(), "search identifiers need a case schema")
                     .field("search.identifiers")
                     .hint("declare [cases] first, or remove `identifiers`"),
             );
@@ -862,38 +769,35 @@ fn resolve_search(
 }
 
 fn resolve_images(raw: RawImages, text: &str, path: &Path, diags: &mut Diagnostics) -> ImageConfig {
-    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    let file = Located { path, text };
     let mut widths = raw.widths.get_ref().clone();
     widths.sort_unstable();
     widths.dedup();
     if widths.is_empty() || widths.iter().any(|&w| !(16..=8192).contains(&w)) {
-        let (l, c) = at(raw.widths.span());
         diags.push(
-            Diagnostic::new(
-                path,
+            file.at(
+                raw.widths.span(),
                 "image widths must be between 16 and 8192 pixels, at least one",
             )
-            .at(l, c)
             .field("images.widths")
             .hint("for example widths = [400, 1200]"),
         );
     }
     let quality = *raw.quality.get_ref();
     if !(1..=100).contains(&quality) {
-        let (l, c) = at(raw.quality.span());
         diags.push(
-            Diagnostic::new(path, format!("JPEG quality {quality} is out of range"))
-                .at(l, c)
-                .field("images.quality")
-                .hint("use a number from 1 to 100; 80 to 85 suits photographs"),
+            file.at(
+                raw.quality.span(),
+                format!("JPEG quality {quality} is out of range"),
+            )
+            .field("images.quality")
+            .hint("use a number from 1 to 100; 80 to 85 suits photographs"),
         );
     }
     let mut sensitivity = |s: &Spanned<String>, field: &str| {
         Sensitivity::parse(s.get_ref()).unwrap_or_else(|| {
-            let (l, c) = at(s.span());
             diags.push(
-                Diagnostic::new(path, format!("unknown sensitivity `{}`", s.get_ref()))
-                    .at(l, c)
+                file.at(s.span(), format!("unknown sensitivity `{}`", s.get_ref()))
                     .field(field.to_string())
                     .hint(format!("use one of: {}", Sensitivity::NAMES.join(", "))),
             );
@@ -903,13 +807,11 @@ fn resolve_images(raw: RawImages, text: &str, path: &Path, diags: &mut Diagnosti
     let case_sensitivity = sensitivity(&raw.case_sensitivity, "images.case_sensitivity");
     let page_sensitivity = sensitivity(&raw.page_sensitivity, "images.page_sensitivity");
     let redact_color = parse_hex_color(raw.redact_color.get_ref()).unwrap_or_else(|| {
-        let (l, c) = at(raw.redact_color.span());
         diags.push(
-            Diagnostic::new(
-                path,
+            file.at(
+                raw.redact_color.span(),
                 format!("`{}` is not a colour", raw.redact_color.get_ref()),
             )
-            .at(l, c)
             .field("images.redact_color")
             .hint("write it as \"#rrggbb\", e.g. \"#000000\""),
         );
@@ -958,10 +860,6 @@ fn normalize_base_url(url: &str) -> std::result::Result<String, String> {
     Ok(url)
 }
 
-fn is_language_code(code: &str) -> bool {
-    (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_lowercase())
-}
-
 /// Names that end up in URLs must be plain lowercase ASCII so links survive every host.
 pub fn is_url_safe(s: &str) -> bool {
     !s.is_empty()
@@ -970,7 +868,7 @@ pub fn is_url_safe(s: &str) -> bool {
 }
 
 fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics) -> CaseSchema {
-    let at = |span: std::ops::Range<usize>| line_col(text, span.start);
+    let file = Located { path, text };
     let mut fields = Vec::new();
     let mut seen_names = BTreeSet::new();
     let mut seen_facets = BTreeSet::new();
@@ -978,21 +876,17 @@ fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics
         let name = f.name.get_ref().clone();
         let key = |k: &str| format!("cases.fields[{i}].{k}");
         if !seen_names.insert(name.clone()) {
-            let (l, c) = at(f.name.span());
             diags.push(
-                Diagnostic::new(path, format!("field `{name}` is declared twice"))
-                    .at(l, c)
+                file.at(f.name.span(), format!("field `{name}` is declared twice"))
                     .field(key("name")),
             );
         }
         let kind = match FieldType::parse(f.kind.get_ref()) {
             Some(k) => k,
             None => {
-                let (l, c) = at(f.kind.span());
                 let wrong = f.kind.get_ref();
                 diags.push(
-                    Diagnostic::new(path, format!("unknown field type `{wrong}`"))
-                        .at(l, c)
+                    file.at(f.kind.span(), format!("unknown field type `{wrong}`"))
                         .field(key("type"))
                         .hint(did_you_mean(wrong, FieldType::NAMES).unwrap_or_else(|| {
                             format!("use one of: {}", FieldType::NAMES.join(", "))
@@ -1008,42 +902,36 @@ fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics
             .unwrap_or_default();
         if matches!(kind, FieldType::Enum | FieldType::List) {
             if values.is_empty() {
-                let (l, c) = at(f.kind.span());
                 diags.push(
-                    Diagnostic::new(
-                        path,
+                    file.at(
+                        f.kind.span(),
                         format!(
                             "`{name}` is an {} field but lists no values",
                             f.kind.get_ref()
                         ),
                     )
-                    .at(l, c)
                     .field(key("values"))
                     .hint("add values = [\"a\", \"b\"] with every allowed value"),
                 );
             }
             for v in &values {
                 if !is_url_safe(v) {
-                    let (l, c) = at(f.values.as_ref().map_or(f.kind.span(), |v| v.span()));
                     diags.push(
-                        Diagnostic::new(path, format!("value `{v}` of `{name}` is not URL-safe"))
-                            .at(l, c)
+                        file.at(f.values.as_ref().map_or(f.kind.span(), |v| v.span()), format!("value `{v}` of `{name}` is not URL-safe"))
                             .field(key("values"))
                             .hint("values appear in facet URLs: use lowercase letters, digits, `-` and `_`; put the display text in value_labels"),
                     );
                 }
             }
         } else if let Some(v) = &f.values {
-            let (l, c) = at(v.span());
             diags.push(
-                Diagnostic::new(
-                    path,
+                file.at(
+                    v.span(),
                     format!(
                         "only enum and list fields take values; `{name}` is {}",
                         f.kind.get_ref()
                     ),
                 )
-                .at(l, c)
                 .field(key("values")),
             );
         }
@@ -1054,22 +942,18 @@ fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics
                 .map_or(name.clone(), |n| n.get_ref().clone());
             let span = f.facet_name.as_ref().map_or(f.name.span(), |n| n.span());
             if !is_url_safe(&facet_name) || facet_name == "page" {
-                let (l, c) = at(span.clone());
                 diags.push(
-                    Diagnostic::new(path, format!("facet name `{facet_name}` cannot be used in URLs"))
-                        .at(l, c)
+                    file.at(span.clone(), format!("facet name `{facet_name}` cannot be used in URLs"))
                         .field(key("facet_name"))
                         .hint("use lowercase letters, digits, `-` and `_`; `page` is reserved for pagination"),
                 );
             }
             if !seen_facets.insert(facet_name.clone()) {
-                let (l, c) = at(span);
                 diags.push(
-                    Diagnostic::new(
-                        path,
+                    file.at(
+                        span,
                         format!("two fields use the facet name `{facet_name}`"),
                     )
-                    .at(l, c)
                     .field(key("facet_name")),
                 );
             }
@@ -1096,27 +980,26 @@ fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics
     match fields.iter().find(|f| f.name == id_field) {
         Some(f) if f.kind == FieldType::String && f.required => {}
         Some(_) => {
-            let (l, c) = at(raw.id_field.span());
             diags.push(
-                Diagnostic::new(
-                    path,
+                file.at(
+                    raw.id_field.span(),
                     format!("the id field `{id_field}` must be a required string field"),
                 )
-                .at(l, c)
                 .field("cases.id_field")
                 .hint("declare it with type = \"string\" and required = true"),
             );
         }
         None => {
-            let (l, c) = at(raw.id_field.span());
             diags.push(
-                Diagnostic::new(path, format!("no field named `{id_field}` is declared"))
-                    .at(l, c)
-                    .field("cases.id_field")
-                    .maybe_hint(did_you_mean(
-                        &id_field,
-                        fields.iter().map(|f| f.name.as_str()),
-                    )),
+                file.at(
+                    raw.id_field.span(),
+                    format!("no field named `{id_field}` is declared"),
+                )
+                .field("cases.id_field")
+                .maybe_hint(did_you_mean(
+                    &id_field,
+                    fields.iter().map(|f| f.name.as_str()),
+                )),
             );
         }
     }
@@ -1126,12 +1009,13 @@ fn resolve_cases(raw: RawCases, text: &str, path: &Path, diags: &mut Diagnostics
             .iter()
             .any(|f| f.name == name && f.kind == FieldType::Boolean)
         {
-            let (l, c) = at(s.span());
             diags.push(
-                Diagnostic::new(path, format!("`{name}` must name a declared boolean field"))
-                    .at(l, c)
-                    .field("cases.synthetic_field")
-                    .hint("declare it in [[cases.fields]] with type = \"boolean\""),
+                file.at(
+                    s.span(),
+                    format!("`{name}` must name a declared boolean field"),
+                )
+                .field("cases.synthetic_field")
+                .hint("declare it in [[cases.fields]] with type = \"boolean\""),
             );
         }
         name
@@ -1198,8 +1082,9 @@ mod tests {
     }
 
     #[test]
-    fn digits_are_written_as_configured() {
-        assert_eq!(Digits::ArabicIndic.apply("14 أيار 2012"), "١٤ أيار ٢٠١٢");
-        assert_eq!(Digits::Latin.apply("2012"), "2012");
+    fn digits_are_chosen_per_language() {
+        let c = parse("title = \"T\"\nbase_url = \"https://x.org/\"\nlanguages = [\"ar\"]\n[digits]\nar = \"arabic-indic\"\n[translations.ar]\n\"site.title\" = \"ت\"\n").unwrap();
+        assert_eq!(c.digits("ar"), Digits::ArabicIndic);
+        assert_eq!(c.digits("en"), Digits::Latin);
     }
 }

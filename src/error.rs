@@ -182,6 +182,43 @@ pub fn did_you_mean<'a>(
         .map(|(_, c)| format!("did you mean `{c}`?"))
 }
 
+/// Turns a toml/serde error into a located diagnostic, with "did you mean" for unknown keys.
+pub fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Diagnostic {
+    let (line, column) = e.span().map_or((0, 0), |s| line_col(text, s.start));
+    let message = e.message().trim().to_string();
+    let mut d = Diagnostic::new(path, message.clone()).at(line, column);
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        if let Some((wrong, expected)) = rest.split_once('`') {
+            let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            d.field = Some(wrong.to_string());
+            d.message = format!("unknown key `{wrong}`");
+            d.hint = did_you_mean(wrong, candidates.iter().copied())
+                .or_else(|| Some(format!("known keys: {}", candidates.join(", "))));
+        }
+    }
+    d
+}
+
+/// A source file's text and the path it is reported under: turns a byte span of the text
+/// and a message into a located diagnostic.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Located<'a> {
+    pub(crate) path: &'a Path,
+    pub(crate) text: &'a str,
+}
+
+impl Located<'_> {
+    /// A diagnostic at the line and column where `span` starts.
+    pub(crate) fn at(
+        &self,
+        span: std::ops::Range<usize>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let (line, column) = line_col(self.text, span.start);
+        Diagnostic::new(self.path, message).at(line, column)
+    }
+}
+
 /// 1-based line and column of a byte offset in `text`.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
@@ -209,6 +246,16 @@ mod tests {
     fn line_col_is_one_based() {
         assert_eq!(line_col("ab\ncd", 0), (1, 1));
         assert_eq!(line_col("ab\ncd", 4), (2, 2));
+    }
+
+    #[test]
+    fn located_diagnostics_name_the_line_and_column() {
+        let file = Located {
+            path: Path::new("casebook.toml"),
+            text: "title = \"T\"\npaginate_by = 0\n",
+        };
+        let d = file.at(26..27, "must be at least 1");
+        assert_eq!(d.to_string(), "casebook.toml:2:15: must be at least 1");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::error::{Diagnostic, Error, Result};
 const FILES: &[(&str, &str)] = &[
     (
         "casebook.toml",
-        r#"# Site configuration. Every key is documented in casebook's README.
+        r#"# Site configuration. Every key is documented in casebook's docs/configuration.md.
 title = "My archive"
 description = "A documentation archive built with casebook."
 base_url = "https://example.org/"

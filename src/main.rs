@@ -1,8 +1,10 @@
 //! The `casebook` command: parses arguments, calls the library, prints the outcome once and
 //! maps it to an exit code (0 success, 1 content or build errors, 2 usage errors).
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
@@ -105,11 +107,48 @@ fn print_failure(diagnostics: &[casebook::Diagnostic]) {
     );
 }
 
-fn files_changed(n: usize) -> String {
-    match n {
-        1 => "1 file changed".into(),
-        n => format!("{n} files changed"),
+/// `1 case`, `2 cases`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
     }
+}
+
+fn files_changed(n: usize) -> String {
+    format!("{} changed", count(n, "file", "files"))
+}
+
+/// Progress of long image runs on stderr: a bar on a terminal, a line per tenth otherwise.
+fn image_progress() -> casebook::Progress {
+    let terminal = std::io::stderr().is_terminal();
+    let bar: Mutex<Option<indicatif::ProgressBar>> = Mutex::new(None);
+    casebook::Progress(Arc::new(move |done, total| {
+        if total < 20 || done == 0 {
+            return;
+        }
+        if !terminal {
+            if done * 10 / total != (done - 1) * 10 / total {
+                eprintln!("images: {done}/{total}");
+            }
+            return;
+        }
+        let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
+        let bar = bar.get_or_insert_with(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "images {bar:30} {pos}/{len} ({per_sec}, {eta} left)",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        bar.set_position(done as u64);
+        if done == total {
+            bar.finish_and_clear();
+        }
+    }))
 }
 
 /// Runs the preview server until Ctrl-C.
@@ -159,8 +198,8 @@ fn serve(
         Ok(u) => {
             print_timings(u);
             eprintln!(
-                "built {} pages in {:.0} ms",
-                u.pages,
+                "built {} in {:.0} ms",
+                count(u.pages, "page", "pages"),
                 u.took.as_secs_f64() * 1000.0
             )
         }
@@ -218,15 +257,15 @@ fn main() -> ExitCode {
             base_url,
             drafts: site.drafts,
             portable,
-            progress: true,
+            progress: Some(image_progress()),
         })
         .map(|r| {
             print_timings(&r);
             format!(
-                "built {} pages ({} cases, {} files) into {} in {:.2?}",
-                r.pages,
-                r.cases,
-                r.files,
+                "built {} ({}, {}) into {} in {:.2?}",
+                count(r.pages, "page", "pages"),
+                count(r.cases, "case", "cases"),
+                count(r.files, "file", "files"),
                 r.output.display(),
                 started.elapsed()
             )
@@ -239,14 +278,15 @@ fn main() -> ExitCode {
         .map(|r| {
             print_timings(&r);
             format!(
-                "ok: {} pages ({} cases) checked, no problems found",
-                r.pages, r.cases
+                "ok: {} ({}) checked, no problems found",
+                count(r.pages, "page", "pages"),
+                count(r.cases, "case", "cases")
             )
         }),
         Command::Verify { dir } => casebook::verify(&dir).map(|v| {
             format!(
-                "ok: {} files ({} bytes) in {} match manifest.json",
-                v.files,
+                "ok: {} ({} bytes) in {} match manifest.json",
+                count(v.files, "file", "files"),
                 v.bytes,
                 dir.display()
             )
@@ -268,11 +308,11 @@ fn main() -> ExitCode {
             open,
             timings,
         ),
-        Command::Init { dir } => casebook::init::init(&dir).map(|files| {
+        Command::Init { dir } => casebook::init(&dir).map(|files| {
             format!(
-                "created a site in {} ({} files); build it with: casebook build --root {}",
+                "created a site in {} ({}); build it with: casebook build --root {}",
                 dir.display(),
-                files.len(),
+                count(files.len(), "file", "files"),
                 dir.display()
             )
         }),

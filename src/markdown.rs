@@ -24,9 +24,6 @@ pub struct Rendered {
     /// The text without markup, blocks separated by spaces, for the search index.
     #[serde(skip)]
     pub text: String,
-    /// Heading ids, for anchor checks.
-    #[serde(skip)]
-    pub anchors: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -181,14 +178,12 @@ pub fn render(
             None
         }
     };
-    let anchors = headings.iter().map(|(_, id, _)| id.clone()).collect();
     Rendered {
         html,
         summary,
         toc: nest(headings),
         word_count,
         text: plain.trim_end().to_string(),
-        anchors,
     }
 }
 

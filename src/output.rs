@@ -1,10 +1,7 @@
-//! The last stage: finishing HTML (links, minification) and writing the site atomically.
+//! The last stage: the site's files, and writing them atomically.
 //!
-//! Templates and markdown write root-relative links (`/cases/`). Here every such link is made
-//! relative to the page (`../../cases/`), so the same output works at a domain root, under any
-//! sub-path and, with `--portable`, straight from disk (`../../cases/index.html`). The build
-//! is written to a staging folder and swapped into place only when complete, so a failed
-//! build never destroys the last good site.
+//! The build is written to a staging folder and swapped into place only when complete, so a
+//! failed build never destroys the last good site.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -62,145 +59,6 @@ pub fn file_for_url(url_path: &str) -> String {
     }
 }
 
-/// How root-relative links in a page are rewritten.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkMode<'a> {
-    /// Relative to the page: works at any host path.
-    Relative,
-    /// Relative, and directory links name `index.html`: works from `file://`.
-    Portable,
-    /// Prefixed with the site's base path; for pages served at unknown URLs (404.html).
-    Absolute(&'a str),
-}
-
-/// Attributes whose root-relative values are site links.
-const LINK_ATTRIBUTES: &[&str] = &["href", "src", "action", "poster", "data-root", "srcset"];
-
-/// Rewrites every `attr="/..."` site link of a page served at `url_path`.
-pub fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> String {
-    let page_dir: Vec<&str> = url_path
-        .rsplit_once('/')
-        .map_or("", |(dir, _)| dir)
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .collect();
-    let mut out = String::with_capacity(html.len() + html.len() / 16);
-    let mut rest = html;
-    while let Some(i) = rest.find("=\"/") {
-        let (before, after) = rest.split_at(i);
-        let attr_start = before
-            .rfind(|c: char| c.is_whitespace())
-            .map_or(0, |j| j + 1);
-        let attr = &before[attr_start..];
-        out.push_str(before);
-        out.push_str("=\"");
-        let value_start = 2;
-        let value_end = after[value_start..]
-            .find('"')
-            .map_or(after.len(), |j| j + value_start);
-        let value = &after[value_start..value_end];
-        if attr == "srcset" {
-            // `url 400w, url 1200w`: each candidate's URL is a link.
-            let candidates: Vec<String> = value
-                .split(',')
-                .map(|c| {
-                    let c = c.trim();
-                    let (url, descriptor) = c.split_once(' ').unwrap_or((c, ""));
-                    let url = if url.starts_with('/') && !url.starts_with("//") {
-                        rewrite_one(url, &page_dir, mode)
-                    } else {
-                        url.to_string()
-                    };
-                    if descriptor.is_empty() {
-                        url
-                    } else {
-                        format!("{url} {descriptor}")
-                    }
-                })
-                .collect();
-            out.push_str(&candidates.join(", "));
-        } else if LINK_ATTRIBUTES.contains(&attr) && !value.starts_with("//") {
-            out.push_str(&rewrite_one(value, &page_dir, mode));
-        } else {
-            out.push_str(value);
-        }
-        rest = &after[value_end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// One root-relative link, made relative to the folder `page_dir` (its segments).
-fn rewrite_one(value: &str, page_dir: &[&str], mode: LinkMode) -> String {
-    let split = value.find(['#', '?']).unwrap_or(value.len());
-    let (path, suffix) = value.split_at(split);
-    let path = path.trim_start_matches('/');
-    if let LinkMode::Absolute(base) = mode {
-        return format!("{base}{path}{suffix}");
-    }
-    // Shortest relative path: climb out of what the two paths do not share.
-    let (target_dir, file) = path.rsplit_once('/').unwrap_or(("", path));
-    let target: Vec<&str> = target_dir.split('/').filter(|s| !s.is_empty()).collect();
-    let common = page_dir
-        .iter()
-        .zip(&target)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut rel = "../".repeat(page_dir.len() - common);
-    for seg in &target[common..] {
-        rel.push_str(seg);
-        rel.push('/');
-    }
-    rel.push_str(file);
-    if mode == LinkMode::Portable && file.is_empty() {
-        rel.push_str("index.html");
-    }
-    if rel.is_empty() {
-        rel.push_str("./");
-    }
-    format!("{rel}{suffix}")
-}
-
-/// Minifies HTML with settings that keep it valid for every browser and for our checks.
-pub fn minify(html: &[u8]) -> Vec<u8> {
-    let mut cfg = minify_html::Cfg::new();
-    cfg.keep_closing_tags = true;
-    cfg.keep_html_and_head_opening_tags = true;
-    cfg.minify_css = false;
-    cfg.minify_doctype = false;
-    cfg.keep_comments = false;
-    minify_html::minify(html, &cfg)
-}
-
-/// Minifies a classic script with oxc (compress and mangle, no comments). A script that does
-/// not parse, or does not get smaller, is published as written.
-pub fn minify_js(code: &[u8]) -> Vec<u8> {
-    use oxc_minifier::{CompressOptions, MangleOptions, Minifier, MinifierOptions};
-    let Ok(source) = std::str::from_utf8(code) else {
-        return code.to_vec();
-    };
-    let allocator = oxc_allocator::Allocator::default();
-    let parsed = oxc_parser::Parser::new(&allocator, source, oxc_span::SourceType::cjs()).parse();
-    if !parsed.errors.is_empty() || parsed.panicked {
-        return code.to_vec();
-    }
-    let mut program = parsed.program;
-    let minified = Minifier::new(MinifierOptions {
-        mangle: Some(MangleOptions::default()),
-        compress: Some(CompressOptions::safest()),
-    })
-    .minify(&allocator, &mut program);
-    let out = oxc_codegen::Codegen::new()
-        .with_options(oxc_codegen::CodegenOptions::minify())
-        .with_scoping(minified.scoping)
-        .build(&program)
-        .code;
-    if out.is_empty() || out.len() >= code.len() {
-        return code.to_vec();
-    }
-    out.into_bytes()
-}
-
 /// Refuses output folders whose replacement would destroy the site's sources.
 pub fn check_output_dir(root: &Path, out: &Path) -> Result<()> {
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
@@ -226,7 +84,7 @@ pub fn check_output_dir(root: &Path, out: &Path) -> Result<()> {
 /// next build only rewrites the files that differ from it. Creating files and folders is
 /// the slowest part of a build on many disks, so an unchanged archive of 15,000 pages is
 /// re-published without writing them again, yet the swap stays atomic.
-pub fn write(outputs: &[Output], out: &Path) -> Result<()> {
+pub fn write(outputs: &[&Output], out: &Path) -> Result<()> {
     let parent = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -285,7 +143,7 @@ fn recover_interrupted_swap(out: &Path, staging: &Path, swapping: &Path) -> Resu
 const IO_THREADS: usize = 8;
 
 /// Makes `dir` hold exactly `outputs`, writing only what differs.
-fn sync_tree(outputs: &[Output], dir: &Path) -> Result<()> {
+fn sync_tree(outputs: &[&Output], dir: &Path) -> Result<()> {
     match rayon::ThreadPoolBuilder::new()
         .num_threads(IO_THREADS)
         .build()
@@ -295,7 +153,7 @@ fn sync_tree(outputs: &[Output], dir: &Path) -> Result<()> {
     }
 }
 
-fn sync_tree_in_pool(outputs: &[Output], dir: &Path) -> Result<()> {
+fn sync_tree_in_pool(outputs: &[&Output], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut existing: HashSet<PathBuf> = HashSet::new();
     let mut existing_dirs: Vec<PathBuf> = Vec::new();
@@ -408,56 +266,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scripts_are_minified_with_names_mangled_and_broken_ones_kept() {
-        let code = b"// a comment\n(function (window) {\n  var longLocalName = 1;\n  window.answer = longLocalName + 41;\n})(this);\n";
-        let out = String::from_utf8(minify_js(code)).unwrap();
-        assert!(
-            !out.contains("longLocalName") && !out.contains("comment"),
-            "{out}"
-        );
-        assert!(out.contains("answer"), "{out}");
-        let broken = b"function (";
-        assert_eq!(minify_js(broken), broken);
-    }
-
-    #[test]
-    fn links_become_relative_to_the_page() {
-        let html = r#"<a href="/cases/">x</a><a href="/">h</a><link href="/casebook.css"><a href="https://x.org/">e</a><a href="//cdn">c</a><p title="/not-a-link">"#;
-        let out = rewrite_links(html, "/cases/syn-1/", LinkMode::Relative);
-        assert_eq!(
-            out,
-            r#"<a href="../">x</a><a href="../../">h</a><link href="../../casebook.css"><a href="https://x.org/">e</a><a href="//cdn">c</a><p title="/not-a-link">"#
-        );
-        assert_eq!(
-            rewrite_links(r#"<a href="/">h</a>"#, "/", LinkMode::Relative),
-            r#"<a href="./">h</a>"#
-        );
-    }
-
-    #[test]
-    fn portable_links_name_index_html() {
-        let out = rewrite_links(
-            r##"<a href="/report/#findings">r</a><a href="/">h</a><a href="/data/cases.csv">d</a>"##,
-            "/authors/",
-            LinkMode::Portable,
-        );
-        assert_eq!(
-            out,
-            r##"<a href="../report/index.html#findings">r</a><a href="../index.html">h</a><a href="../data/cases.csv">d</a>"##
-        );
-    }
-
-    #[test]
-    fn absolute_mode_uses_the_base_path() {
-        let out = rewrite_links(
-            r#"<a href="/cases/">x</a>"#,
-            "/404.html",
-            LinkMode::Absolute("/caesar/"),
-        );
-        assert_eq!(out, r#"<a href="/caesar/cases/">x</a>"#);
-    }
-
-    #[test]
     fn an_interrupted_swap_is_recovered() {
         let dir = tempfile::tempdir().unwrap();
         let (out, staging, swapping) = (
@@ -478,7 +286,7 @@ mod tests {
         recover_interrupted_swap(&out, &staging, &swapping).unwrap();
         assert!(staging.is_dir() && !swapping.exists());
         let outputs = [Output::bytes("a/index.html", "new")];
-        write(&outputs, &out).unwrap();
+        write(&outputs.iter().collect::<Vec<_>>(), &out).unwrap();
         assert_eq!(
             std::fs::read_to_string(out.join("a/index.html")).unwrap(),
             "new"

@@ -111,7 +111,7 @@ impl Theme {
                     .as_str()
                     .map_or_else(|| value.to_string(), str::to_string);
                 match state.get::<String>("digits") {
-                    Ok(Some(style)) => crate::config::Digits::parse(&style)
+                    Ok(Some(style)) => crate::locale::Digits::parse(&style)
                         .unwrap_or_default()
                         .apply(&text),
                     _ => text,
@@ -223,11 +223,6 @@ fn embedded_files() -> Vec<ThemeFile> {
     out
 }
 
-/// The built-in default theme's files, for `casebook init --eject` style copies and tests.
-pub fn default_theme_file(rel: &str) -> Option<&'static [u8]> {
-    DEFAULT_THEME.get_file(rel).map(|f| f.contents())
-}
-
 fn read_tree(dir: &Path, display_root: &Path) -> Result<Vec<ThemeFile>> {
     let mut out = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
@@ -265,7 +260,7 @@ fn load_strings(
         for (path, text) in sources {
             match toml::from_str::<BTreeMap<String, String>>(&text) {
                 Ok(table) => merged.extend(table),
-                Err(e) => diags.push(crate::config::toml_error(&path, &text, &e)),
+                Err(e) => diags.push(crate::error::toml_error(&path, &text, &e)),
             }
             last_file.insert(lang.clone(), path);
         }

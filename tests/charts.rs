@@ -403,7 +403,7 @@ fn chart_mistakes_are_build_errors_naming_the_file_and_the_fix() {
     site.build()
         .failure(1)
         .stderr_has("unknown argument `facte`; did you mean `facet`?")
-        .stderr_has("README.md, \"Charts\"");
+        .stderr_has("docs/charts.md");
     let site = SiteTest::fixture("charts").write(
         "templates/figures.html",
         "{% extends \"base.html\" %}{% block content %}{{ chart(facet=\"branch\", value=\"215\") }}{% endblock content %}",

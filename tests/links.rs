@@ -147,3 +147,61 @@ fn check_reports_every_broken_link_and_anchor() {
         .stderr_has("content/docs/older.md: broken link `../missing-page/`")
         .stderr_has("3 errors found");
 }
+
+/// A site template written with single-quoted and unquoted attributes, and a script whose
+/// text looks like a link (issue 13: links are read by an HTML tokenizer).
+const ODD_QUOTING: &str = "<!doctype html><html lang=en><head><meta charset=utf-8>\
+<title>{{ page.title }}</title><link rel=stylesheet href=/casebook.css></head><body>\
+<a id=single href='/cases/'>cases</a> <a id=bare href=/about/#contact>about</a>\
+<script>var notALink = '<a href=\"/not-a-link\">';</script>{{ page.content | safe }}</body></html>";
+
+#[test]
+fn single_quoted_and_unquoted_template_links_work_at_any_path() {
+    let site = SiteTest::fixture("minimal").write("templates/page.html", ODD_QUOTING);
+    let expect = |site: &SiteTest, cases: &str, about: &str, css: &str| {
+        let page = site.html("docs/plain-a/index.html");
+        assert_eq!(attrs(&page, "#single", "href"), [cases]);
+        assert_eq!(attrs(&page, "#bare", "href"), [about]);
+        assert_eq!(attrs(&page, "link[rel=stylesheet]", "href"), [css]);
+        assert!(
+            site.file("docs/plain-a/index.html").contains("/not-a-link"),
+            "text inside a script is not a link"
+        );
+    };
+    site.build().success();
+    expect(
+        &site,
+        "../../cases/",
+        "../../about/#contact",
+        "../../casebook.css",
+    );
+    assert_eq!(dead_links(&site.public(), false), Vec::<String>::new());
+
+    site.run(&["build", "--base-url", "https://example.org/caesar"])
+        .success();
+    expect(
+        &site,
+        "../../cases/",
+        "../../about/#contact",
+        "../../casebook.css",
+    );
+    assert_eq!(dead_links(&site.public(), false), Vec::<String>::new());
+
+    site.run(&["build", "--portable"]).success();
+    expect(
+        &site,
+        "../../cases/index.html",
+        "../../about/index.html#contact",
+        "../../casebook.css",
+    );
+    assert_eq!(dead_links(&site.public(), true), Vec::<String>::new());
+}
+
+#[test]
+fn check_reports_a_broken_single_quoted_template_link() {
+    let broken = ODD_QUOTING.replace("href='/cases/'", "href='/nowhere/'");
+    let site = SiteTest::fixture("minimal").write("templates/page.html", &broken);
+    site.run(&["check"])
+        .failure(1)
+        .stderr_has("broken link `/nowhere/`");
+}

@@ -99,18 +99,16 @@ fn edit(root: &Path, rel: &str, from: &str, to: &str) {
 fn serve_builds_what_casebook_build_builds() {
     let site = bundled();
     let root = site.root().canonicalize().unwrap();
-    let built = casebook::render_site(&casebook::BuildOptions {
+    // `casebook build` writes to disk what serve keeps in memory.
+    let out = root.join("built");
+    casebook::build(&casebook::BuildOptions {
         root: root.clone(),
+        output: Some(out.clone()),
         base_url: Some(BASE.into()),
         ..Default::default()
     })
     .unwrap();
-    let want: BTreeMap<String, Vec<u8>> = built
-        .rendering
-        .outputs
-        .iter()
-        .map(|o| (o.path.clone(), o.read().unwrap().into_owned()))
-        .collect();
+    let want: BTreeMap<String, Vec<u8>> = crate::support::tree(&out).into_iter().collect();
     assert_same_site(&full_build(&root), &want, "the first build");
 }
 

@@ -22,13 +22,12 @@
 //! with CSS classes instead of colours, `viewBox` scaling, a mirrored layout for Arabic and
 //! byte-stable numbers.
 
-pub mod data;
 pub mod svg;
 
 use tera::{Kwargs, State, Tera, TeraResult, Value};
 
-use crate::config::Digits;
 use crate::error::did_you_mean;
+use crate::locale::Digits;
 use svg::{Bar, Chart, Kind, Texts};
 
 const ARGUMENTS: &[&str] = &[

@@ -8,8 +8,8 @@
 
 use std::fmt::Write;
 
-use crate::config::Digits;
-use crate::render::escape_xml as esc;
+use crate::html::escape as esc;
+use crate::locale::Digits;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -64,6 +64,15 @@ pub struct Case {
     /// Line and column of the id field in the case file, for errors about the id.
     pub id_at: (usize, usize),
     pub values: BTreeMap<String, FieldValue>,
+    /// Marked as a synthetic sample by the schema's `synthetic_field`.
+    synthetic: bool,
+}
+
+impl Case {
+    /// Whether the case is a synthetic sample: pages and charts showing it say so.
+    pub fn is_synthetic(&self) -> bool {
+        self.synthetic
+    }
 }
 
 /// Validates the schema entries of one case file. Non-schema entries are left to the caller.
@@ -134,7 +143,16 @@ pub fn validate(
         .iter()
         .find(|e| e.key == schema.id_field)
         .map_or((0, 0), |e| (e.line, e.column));
-    Some(Case { id, id_at, values })
+    let synthetic = schema
+        .synthetic_field
+        .as_ref()
+        .is_some_and(|f| matches!(values.get(f), Some(FieldValue::Bool(true))));
+    Some(Case {
+        id,
+        id_at,
+        values,
+        synthetic,
+    })
 }
 
 /// Suggests a field name for an unknown key (called by the page loader).

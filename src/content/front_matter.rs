@@ -81,7 +81,7 @@ pub fn parse<'a>(path: &Path, text: &'a str) -> Result<Document<'a>, Diagnostic>
 fn parse_toml(path: &Path, block: &str, line_offset: usize) -> Result<Vec<Entry>, Diagnostic> {
     let table: BTreeMap<Spanned<String>, Spanned<toml::Value>> =
         toml::from_str(block).map_err(|e| {
-            let mut d = crate::config::toml_error(path, block, &e);
+            let mut d = crate::error::toml_error(path, block, &e);
             if d.line > 0 {
                 d.line += line_offset;
             }

@@ -125,6 +125,15 @@ impl Corpus {
             .chain(self.pages.iter().map(|p| &p.meta))
     }
 
+    /// Case records, each counted once (in the default language) whatever the number of
+    /// languages it is shown in.
+    pub fn case_count(&self, config: &Config) -> usize {
+        self.pages
+            .iter()
+            .filter(|p| p.case.is_some() && p.meta.lang == config.default_language)
+            .count()
+    }
+
     pub fn root_section(&self, lang: &str) -> Option<usize> {
         self.sections
             .iter()
@@ -163,14 +172,6 @@ struct Parsed {
     meta: Meta,
     standard: meta::Standard,
     case: Option<Case>,
-}
-
-/// Loads every content file. `drafts` includes pages marked `draft = true`.
-pub fn load(config: &Config, drafts: bool) -> Result<Corpus> {
-    let (corpus, diags) = load_partial(config, drafts)?;
-    let mut all = Diagnostics::default();
-    all.extend(diags);
-    all.finish(corpus)
 }
 
 /// Loads what can be loaded and returns it with every problem found, so later checks
@@ -407,9 +408,7 @@ fn parse_file(
     let file_name = rel.file_name().unwrap_or_default().to_string_lossy();
     let full_stem = file_name.trim_end_matches(".md");
     let (stem, lang) = match full_stem.rsplit_once('.') {
-        Some((stem, code))
-            if (2..=3).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_lowercase()) =>
-        {
+        Some((stem, code)) if crate::locale::is_language_code(code) => {
             if config.language(code).is_none() {
                 return Err(vec![
                     Diagnostic::new(

@@ -49,18 +49,13 @@ pub struct ImageRecord {
     pub redactions: Vec<Region>,
 }
 
-/// The manifest of `outputs` (which must not contain the manifest itself). Fails if any
-/// output is byte for byte a source photograph: that would publish an original.
-pub fn build(outputs: &[Output], images: &ImageSet) -> Result<Output> {
-    let refs: Vec<&Output> = outputs.iter().collect();
-    build_cached(&refs, images, &mut FileHashes::default())
-}
-
 /// File records of earlier builds by path (`casebook serve`). The caller forgets every path
 /// whose bytes changed; the rest are not hashed again.
 pub type FileHashes = std::collections::HashMap<String, FileRecord>;
 
-/// `build`, reusing the records in `known` and adding the new ones to it.
+/// The manifest of `outputs` (which must not contain the manifest itself), reusing the
+/// records in `known` and adding the new ones to it. Fails if any output is byte for byte a
+/// source photograph: that would publish an original.
 pub fn build_cached(
     outputs: &[&Output],
     images: &ImageSet,

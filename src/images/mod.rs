@@ -5,13 +5,11 @@
 //! the source's SHA-256 plus the operation plus the pipeline version, so an unchanged photo
 //! is never decoded twice and a changed redaction re-derives that photo alone.
 
-pub mod audit;
 mod cache;
 pub mod manifest;
 pub mod pipeline;
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -19,6 +17,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::Progress;
 use crate::config::Config;
 use crate::content::Corpus;
 use crate::content::photos::{PhotoSpec, Region};
@@ -112,15 +111,6 @@ fn spec_key(spec: &PhotoSpec) -> String {
     key
 }
 
-/// How to report progress on long runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Progress {
-    #[default]
-    Quiet,
-    /// A progress bar on a terminal, periodic plain lines otherwise.
-    Show,
-}
-
 struct Job<'a> {
     spec: &'a PhotoSpec,
     /// The URL folder the derivatives are published in.
@@ -128,7 +118,7 @@ struct Job<'a> {
 }
 
 /// Derives every photograph of the corpus.
-pub fn run(config: &Config, corpus: &Corpus, progress: Progress) -> Result<ImageSet> {
+pub fn run(config: &Config, corpus: &Corpus, progress: Option<&Progress>) -> Result<ImageSet> {
     let mut jobs: BTreeMap<String, Job> = BTreeMap::new();
     for meta in corpus.metas() {
         for spec in &meta.photos {
@@ -152,16 +142,17 @@ pub fn run(config: &Config, corpus: &Corpus, progress: Progress) -> Result<Image
     let cache = cache::Cache::open(&cache_dir);
     let total = jobs.len();
     let done = AtomicUsize::new(0);
-    let reporter = Reporter::new(progress, total);
     let results: Vec<(String, std::result::Result<PhotoOutput, Diagnostic>)> = jobs
         .into_par_iter()
         .map(|(key, job)| {
             let r = derive_one(config, &cache, &job);
-            reporter.tick(done.fetch_add(1, Ordering::Relaxed) + 1);
+            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(progress) = progress {
+                (progress.0)(done, total);
+            }
             (key, r)
         })
         .collect();
-    reporter.finish();
     cache.save();
     let mut diags = Diagnostics::default();
     let mut photos = HashMap::new();
@@ -287,46 +278,4 @@ fn derive_one(
 
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Progress for long image runs: a bar on a terminal, a line per tenth otherwise.
-struct Reporter {
-    bar: Option<indicatif::ProgressBar>,
-    plain: bool,
-    total: usize,
-}
-
-impl Reporter {
-    fn new(progress: Progress, total: usize) -> Reporter {
-        let show = progress == Progress::Show && total >= 20;
-        let terminal = std::io::stderr().is_terminal();
-        let bar = (show && terminal).then(|| {
-            let bar = indicatif::ProgressBar::new(total as u64);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "images {bar:30} {pos}/{len} ({per_sec}, {eta} left)",
-            ) {
-                bar.set_style(style);
-            }
-            bar
-        });
-        Reporter {
-            bar,
-            plain: show && !terminal,
-            total,
-        }
-    }
-
-    fn tick(&self, done: usize) {
-        if let Some(bar) = &self.bar {
-            bar.set_position(done as u64);
-        } else if self.plain && (done * 10 / self.total != (done - 1) * 10 / self.total) {
-            eprintln!("images: {done}/{}", self.total);
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
 }

@@ -11,9 +11,10 @@ use serde::Serialize;
 
 use chrono::Datelike;
 
-use super::views::{facet_value_path, format_month};
+use super::views::facet_value_path;
 use crate::config::{Config, FieldType};
 use crate::content::{Corpus, FieldValue};
+use crate::locale::format_month;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Facet {

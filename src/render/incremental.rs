@@ -10,8 +10,9 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use super::chart_data::ChartDiff;
+use super::context::SharedValues;
 use super::{Job, Prepared, Renderer, Shared};
-use crate::charts::data::ChartDiff;
 use crate::content::Corpus;
 use crate::images::ImageSet;
 use crate::theme::Theme;
@@ -80,16 +81,8 @@ pub struct Delta<'a> {
     chart_changes: HashMap<String, ChartDiff>,
 }
 
-/// Shared context values a template may use, with the word that shows it does.
-const SHARED: &[&str] = &[
-    "nav",
-    "cases",
-    "facets",
-    "chart_data",
-    "t",
-    "site",
-    "search",
-];
+/// Shared context values a template may use: a template uses one when it mentions its name.
+const SHARED: &[&str] = SharedValues::KEYS;
 
 /// What a template's `chart()` calls read: `facets` and `chart_data` for facet charts (the
 /// bars, and the totals for the description and sample note), `chart_data` for time series
@@ -127,19 +120,20 @@ fn chart_reads(source: &str) -> ChartReads {
     reads
 }
 
+/// One build's inputs to its pages, as a delta compares them.
+pub(crate) struct Builds<'a> {
+    pub(crate) corpus: &'a Corpus,
+    pub(crate) prepared: &'a Prepared,
+    pub(crate) shared: &'a Shared,
+    pub(crate) theme: &'a Theme,
+}
+
 impl<'a> Delta<'a> {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        old_corpus: &Corpus,
-        new_corpus: &Corpus,
-        old: &'a Prepared,
-        new: &'a Prepared,
-        old_shared: &Shared,
-        new_shared: &Shared,
-        old_theme: &Theme,
-        new_theme: &Theme,
-        changed_pages: Vec<bool>,
-    ) -> Delta<'a> {
+    pub(crate) fn new(old: Builds<'a>, new: Builds<'a>, changed_pages: Vec<bool>) -> Delta<'a> {
+        let (old_corpus, new_corpus) = (old.corpus, new.corpus);
+        let (old_shared, new_shared) = (old.shared, new.shared);
+        let (old_theme, new_theme) = (old.theme, new.theme);
+        let (old, new) = (old.prepared, new.prepared);
         let changed_sections = old_corpus
             .sections
             .iter()
@@ -193,20 +187,15 @@ impl<'a> Delta<'a> {
                 continue;
             };
             let chart_diff = ChartDiff::between(&old_lang.charts, &new_lang.charts);
-            let values = [
-                ("nav", &old_lang.nav, &new_lang.nav),
-                ("cases", &old_lang.cases, &new_lang.cases),
-                ("facets", &old_lang.facets, &new_lang.facets),
-                ("t", &old_lang.strings, &new_lang.strings),
-                ("search", &old_lang.search, &new_lang.search),
-                ("site", &old_lang.site, &new_lang.site),
-            ];
-            let mut changed: Vec<&'static str> = values
+            let mut changed: Vec<&'static str> = old_lang
+                .values
+                .fields()
                 .into_iter()
-                .filter(|(_, old, new)| old != new)
-                .map(|(name, _, _)| name)
+                .zip(new_lang.values.fields())
+                // Chart data is compared as data below: cheaper, and it says which series.
+                .filter(|((name, old), (_, new))| *name != "chart_data" && old != new)
+                .map(|((name, _), _)| name)
                 .collect();
-            // Compared as data: cheaper than the serialised value, and it says which series.
             if chart_diff.any() {
                 changed.push("chart_data");
             }

@@ -1,18 +1,17 @@
-//! Rendering: `Corpus` + `Theme` -> every output file of the site, in memory.
+//! Rendering: `Corpus` + `Theme` -> every HTML page of the site, in memory.
 //!
 //! Work is planned as a list of jobs (one per HTML page: pages, paginated lists, facet
 //! pages) and rendered in parallel; each job builds a small context from views that were
-//! serialised once. Nothing here touches the filesystem.
+//! serialised once. Whole-site files (feeds, export, search index) are `site`'s; nothing
+//! here touches the filesystem.
 
-mod export;
+pub(crate) mod chart_data;
+mod context;
 mod facets;
-mod feeds;
-pub use feeds::escape_xml;
 pub mod incremental;
 mod search_docs;
 pub mod views;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,11 +21,13 @@ use tera::{Context, Value};
 use crate::config::Config;
 use crate::content::{Corpus, Meta};
 use crate::error::{Diagnostic, Diagnostics, Result};
+use crate::html::{self, LinkMode};
 use crate::images::ImageSet;
 use crate::markdown::{self, Rendered};
-use crate::output::{self, Data, LinkMode, Output};
+use crate::output::{self, Data, Output};
 use crate::theme::{Theme, error_chain};
-pub use facets::{Facet, FacetValue, ParentValue};
+pub use context::Shared;
+pub use facets::{Facet, FacetValue};
 use views::ViewContext;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -69,20 +70,10 @@ pub struct HtmlPage {
     pub html: String,
 }
 
-/// One rendered page: its URL, its finished file and, for checks, its raw HTML.
+/// One rendered page: its finished file and, for checks, its raw HTML.
 struct Finished {
-    url_path: String,
     output: Output,
     html: Option<HtmlPage>,
-}
-
-pub struct Rendering {
-    pub outputs: Vec<Output>,
-    /// Every HTML page with root-relative links, when `keep_html` was asked for.
-    pub pages: Vec<HtmlPage>,
-    /// The URL path of every HTML page.
-    pub url_paths: Vec<String>,
-    pub search: crate::search::Stats,
 }
 
 /// The URL of page `n` (1-based) of a paginated list at `base`.
@@ -154,7 +145,7 @@ pub fn prepare(
         .pages
         .iter()
         .map(|p| match (&config.cases, &p.case) {
-            (Some(schema), Some(case)) => schema.is_synthetic(case),
+            (Some(_), Some(case)) => case.is_synthetic(),
             _ => false,
         })
         .collect();
@@ -179,66 +170,38 @@ pub fn prepare(
     })
 }
 
-/// The search index of the prepared site; `terms` keeps each document's terms for the next
-/// build.
-pub fn search_index(
-    config: &Config,
-    corpus: &Corpus,
-    prepared: &Prepared,
-    terms: &mut crate::search::TermCache,
-) -> crate::search::SearchIndex {
-    let started = std::time::Instant::now();
-    let inputs = search_docs::inputs(
-        config,
-        corpus,
-        &prepared.section_md,
-        &prepared.search_docs,
-        &prepared.facets,
-    );
-    let mut index = crate::search::build_cached(&config.search, &inputs, terms);
-    index.stats.time = started.elapsed();
-    index
+impl Prepared {
+    /// Each language's search documents and facet tables.
+    pub(crate) fn search_inputs(
+        &self,
+        config: &Config,
+        corpus: &Corpus,
+    ) -> Vec<crate::search::LangInput> {
+        search_docs::inputs(
+            config,
+            corpus,
+            &self.section_md,
+            &self.search_docs,
+            &self.facets,
+        )
+    }
+
+    /// Every page's rendered markdown, in corpus order.
+    pub(crate) fn page_markdown(&self) -> &[Arc<Rendered>] {
+        &self.page_md
+    }
 }
 
-pub fn site(
-    config: &Config,
-    corpus: &Corpus,
-    theme: &Theme,
-    images: &ImageSet,
-    options: RenderOptions,
-) -> Result<Rendering> {
-    let prepared = prepare(config, corpus, images, None)?;
-    let search = search_index(
-        config,
-        corpus,
-        &prepared,
-        &mut crate::search::TermCache::default(),
-    );
-    let shared = Shared::new(config, corpus, theme, &prepared.facets, None);
-    let renderer = Renderer::new(
-        config, corpus, theme, images, &prepared, &search, &shared, options,
-    );
-    let jobs = renderer.jobs();
-    let finished = renderer.render(jobs.par_iter())?;
-    let mut outputs = Vec::with_capacity(finished.len() + 16);
-    let mut url_paths = Vec::with_capacity(finished.len());
-    let mut pages = Vec::new();
-    for f in finished {
-        url_paths.push(f.url_path);
-        outputs.push(f.output);
-        pages.extend(f.html);
-    }
-    outputs.extend(renderer.page_assets());
-    outputs.extend(renderer.site_files(&url_paths)?);
-    outputs.extend(renderer.theme_outputs());
-    outputs.sort_by(|a, b| a.path.cmp(&b.path));
-    check_collisions(corpus, outputs.iter().map(|o| o.path.as_str()))?;
-    Ok(Rendering {
-        outputs,
-        pages,
-        url_paths,
-        search: search.stats,
-    })
+/// Everything a renderer reads.
+pub(crate) struct Inputs<'a> {
+    pub(crate) config: &'a Config,
+    pub(crate) corpus: &'a Corpus,
+    pub(crate) theme: &'a Theme,
+    pub(crate) images: &'a ImageSet,
+    pub(crate) prepared: &'a Prepared,
+    pub(crate) search: &'a crate::search::SearchIndex,
+    pub(crate) shared: &'a Shared,
+    pub(crate) options: RenderOptions,
 }
 
 /// Renders page jobs from prepared data.
@@ -255,17 +218,17 @@ pub struct Renderer<'a> {
 }
 
 impl<'a> Renderer<'a> {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        config: &'a Config,
-        corpus: &'a Corpus,
-        theme: &'a Theme,
-        images: &'a ImageSet,
-        prepared: &'a Prepared,
-        search: &'a crate::search::SearchIndex,
-        shared: &'a Shared,
-        options: RenderOptions,
-    ) -> Self {
+    pub(crate) fn new(inputs: Inputs<'a>) -> Self {
+        let Inputs {
+            config,
+            corpus,
+            theme,
+            images,
+            prepared,
+            search,
+            shared,
+            options,
+        } = inputs;
         Renderer {
             config,
             corpus,
@@ -389,15 +352,19 @@ impl<'a> Renderer<'a> {
         diags.finish(finished)
     }
 
-    /// Renders the given jobs: (URL path, finished file) for each.
-    pub fn render_pages<'j>(&self, jobs: &[&'j Job<'j>]) -> Result<Vec<(String, Output)>>
+    /// Renders the given jobs: for each, its HTML before link rewriting (when `keep_html`
+    /// was asked for) and its finished file.
+    pub(crate) fn render_pages<'j>(
+        &self,
+        jobs: &[&'j Job<'j>],
+    ) -> Result<Vec<(Option<HtmlPage>, Output)>>
     where
         'a: 'j,
     {
         Ok(self
             .render(jobs.par_iter().copied())?
             .into_iter()
-            .map(|f| (f.url_path, f.output))
+            .map(|f| (f.html, f.output))
             .collect())
     }
 
@@ -531,14 +498,13 @@ impl<'a> Renderer<'a> {
         } else {
             LinkMode::Relative
         };
-        let html = output::rewrite_links(&page.html, &page.url_path, mode);
+        let html = html::rewrite_links(&page.html, &page.url_path, mode);
         let bytes = if config.minify {
-            output::minify(html.as_bytes())
+            html::minify(html.as_bytes())
         } else {
             html.into_bytes()
         };
         Ok(Finished {
-            url_path,
             output: Output::bytes(output::file_for_url(&page.url_path), bytes),
             html: self.options.keep_html.then_some(page),
         })
@@ -556,19 +522,6 @@ impl<'a> Renderer<'a> {
         outputs
     }
 
-    /// Files made from the whole site: the sitemap, feeds, the data export and the search
-    /// index. `url_paths` are those of every page.
-    pub fn site_files(&self, url_paths: &[String]) -> Result<Vec<Output>> {
-        let (config, corpus) = (self.config, self.corpus);
-        let mut outputs = Vec::new();
-        outputs.extend(feeds::sitemap(config, corpus, url_paths));
-        outputs.push(feeds::robots(config));
-        outputs.extend(feeds::atom(config, corpus, &self.prepared.page_md));
-        outputs.extend(export::cases(config, corpus)?);
-        outputs.extend(self.search.outputs.iter().cloned());
-        Ok(outputs)
-    }
-
     /// The theme's and site's static files, scripts minified.
     pub fn theme_outputs(&self) -> Vec<Output> {
         self.theme
@@ -576,7 +529,7 @@ impl<'a> Renderer<'a> {
             .par_iter()
             .map(|(path, bytes)| {
                 let bytes = if self.config.minify && path.ends_with(".js") {
-                    output::minify_js(bytes)
+                    html::minify_js(bytes)
                 } else {
                     bytes.clone()
                 };
@@ -605,29 +558,6 @@ fn facet_translations(
         .collect()
 }
 
-/// Two sources writing the same file would silently lose one of them.
-pub fn check_collisions<'p>(
-    corpus: &Corpus,
-    paths: impl IntoIterator<Item = &'p str>,
-) -> Result<()> {
-    let mut paths: Vec<&str> = paths.into_iter().collect();
-    paths.sort_unstable();
-    let mut diags = Diagnostics::default();
-    for pair in paths.windows(2) {
-        if pair[0] == pair[1] {
-            let url = format!("/{}", pair[0].trim_end_matches("index.html"));
-            let source = corpus
-                .source_of(&url)
-                .map_or_else(|| PathBuf::from("static"), Path::to_path_buf);
-            diags.push(
-                Diagnostic::new(source, format!("two outputs would be written to `{}`", pair[0]))
-                    .hint("a static file, a bundle attachment or a page produces the same path; rename one"),
-            );
-        }
-    }
-    diags.finish(())
-}
-
 fn render_template(
     theme: &Theme,
     template: &str,
@@ -653,7 +583,7 @@ fn render_template(
         .map_err(|e| {
             let message = error_chain(&e);
             let hint = if message.contains("chart(): ") {
-                "fix the chart's arguments (in the page's front matter or the template); README.md, \"Charts\", lists them"
+                "fix the chart's arguments (in the page's front matter or the template); docs/charts.md lists them"
             } else {
                 "the template uses a variable or filter that is not available here"
             };
@@ -794,178 +724,4 @@ fn render_markdown(
     let sections = split(sections, &mut diags);
     let pages = split(pages, &mut diags);
     diags.finish((sections, pages))
-}
-
-/// Context values shared by every page of a language, serialised once.
-pub struct Shared {
-    base_url: String,
-    /// Every language's home, for the language switcher of untranslated pages.
-    homes: Vec<views::Link>,
-    /// Where 404.html links point: it is served at any URL.
-    base_path: String,
-    per_lang: BTreeMap<String, LangShared>,
-}
-
-struct LangShared {
-    /// The site's title, description and settings, in this language.
-    site: Value,
-    dir: &'static str,
-    digits: &'static str,
-    strings: Value,
-    nav: Value,
-    home: String,
-    feed: String,
-    cases: Value,
-    facets: Value,
-    /// What time charts count (`chart()` reads it), as data and as the template value.
-    charts: crate::charts::data::ChartData,
-    chart_data: Value,
-    /// The search page, when search is on.
-    search: Value,
-}
-
-#[derive(serde::Serialize)]
-struct NavEntry<'a> {
-    title: &'a str,
-    path: &'a str,
-}
-
-impl Shared {
-    /// `previous` (serve's last build) lends its serialised chart data when it is unchanged.
-    pub fn new(
-        config: &Config,
-        corpus: &Corpus,
-        theme: &Theme,
-        facets: &[Facet],
-        previous: Option<&Shared>,
-    ) -> Shared {
-        let mut per_lang = BTreeMap::new();
-        for lang in &config.languages {
-            let mut nav: Vec<(&Meta, &str)> = Vec::new();
-            if let Some(root) = corpus.root_section(&lang.code) {
-                let root = &corpus.sections[root];
-                for &s in &root.subsections {
-                    let m = &corpus.sections[s].meta;
-                    nav.push((m, &m.path));
-                }
-                for &p in &root.pages {
-                    let m = &corpus.pages[p].meta;
-                    nav.push((m, &m.path));
-                }
-            }
-            nav.sort_by(|a, b| crate::content::order(a.0, b.0));
-            let nav: Vec<NavEntry> = nav
-                .iter()
-                .map(|(m, p)| NavEntry {
-                    title: &m.title,
-                    path: p,
-                })
-                .collect();
-            let cases = corpus.case_section(&lang.code).map(|i| {
-                let s = &corpus.sections[i];
-                let columns: Vec<serde_json::Value> = config
-                    .cases
-                    .iter()
-                    .flat_map(|schema| schema.fields.iter().filter(|f| f.column))
-                    .map(|f| serde_json::json!({ "name": f.name, "label": f.label_in(&lang.code) }))
-                    .collect();
-                serde_json::json!({
-                    "title": s.meta.title,
-                    "path": s.meta.path,
-                    "count": s.pages.len(),
-                    "columns": columns,
-                })
-            });
-            let lang_facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang.code).collect();
-            let charts = crate::charts::data::compute(config, corpus, facets, &lang.code);
-            let chart_data = previous
-                .and_then(|p| p.per_lang.get(&lang.code))
-                .filter(|p| p.charts == charts)
-                .map_or_else(
-                    || Value::from_serializable(&charts),
-                    |p| p.chart_data.clone(),
-                );
-            per_lang.insert(
-                lang.code.clone(),
-                LangShared {
-                    site: Value::from_serializable(&serde_json::json!({
-                        "title": config.title_in(&lang.code),
-                        "description": config.description_in(&lang.code),
-                        "base_url": config.base_url,
-                        "default_language": config.default_language,
-                        "languages": config.languages,
-                        "extra": config.extra,
-                    })),
-                    dir: lang.dir,
-                    digits: config.digits(&lang.code).name(),
-                    strings: Value::from_serializable(
-                        &theme.strings.get(&lang.code).cloned().unwrap_or_default(),
-                    ),
-                    nav: Value::from_serializable(&nav),
-                    home: config.language_prefix(&lang.code),
-                    feed: format!("{}atom.xml", config.language_prefix(&lang.code)),
-                    cases: Value::from_serializable(&cases),
-                    facets: Value::from_serializable(&lang_facets),
-                    chart_data,
-                    charts,
-                    search: Value::from_serializable(&config.search.enabled.then(|| {
-                        serde_json::json!({
-                            "path": format!("{}search/", config.language_prefix(&lang.code)),
-                        })
-                    })),
-                },
-            );
-        }
-        let homes = config
-            .languages
-            .iter()
-            .map(|l| views::Link {
-                untranslated: true,
-                ..views::Link::new(config, &l.code, &config.language_prefix(&l.code))
-            })
-            .collect();
-        Shared {
-            homes,
-            base_url: config.base_url.clone(),
-            base_path: config.base_path(),
-            per_lang,
-        }
-    }
-
-    fn context(&self, lang: &str, current_path: &str, translations: &[views::Link]) -> Context {
-        let l = &self.per_lang[lang];
-        let mut ctx = Context::new();
-        ctx.insert(
-            "canonical",
-            &format!("{}{}", self.base_url, current_path.trim_start_matches('/')),
-        );
-        ctx.insert("translations", translations);
-        // Every other language: the same page where it exists, else that language's home.
-        let switcher: Vec<&views::Link> = self
-            .homes
-            .iter()
-            .filter(|home| home.lang != lang)
-            .map(|home| {
-                translations
-                    .iter()
-                    .find(|t| t.lang == home.lang)
-                    .unwrap_or(home)
-            })
-            .collect();
-        ctx.insert("switcher", &switcher);
-        ctx.insert_value("site", l.site.clone());
-        ctx.insert("lang", lang);
-        ctx.insert("dir", l.dir);
-        ctx.insert("digits", l.digits);
-        ctx.insert_value("t", l.strings.clone());
-        ctx.insert_value("nav", l.nav.clone());
-        ctx.insert("home_path", &l.home);
-        ctx.insert("feed_path", &l.feed);
-        ctx.insert_value("cases", l.cases.clone());
-        ctx.insert_value("facets", l.facets.clone());
-        ctx.insert_value("chart_data", l.chart_data.clone());
-        ctx.insert_value("search", l.search.clone());
-        ctx.insert("current_path", current_path);
-        ctx
-    }
 }

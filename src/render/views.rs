@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::config::{CaseSchema, Config, FieldType, Sensitivity};
 use crate::content::{Case, Corpus, Date, FieldValue, Meta, Page};
 use crate::images::ImageSet;
+use crate::locale;
 use crate::markdown::{Rendered, TocEntry};
 
 /// The same content in another language, for the switcher and `hreflang`.
@@ -26,28 +27,12 @@ impl Link {
     pub fn new(config: &Config, lang: &str, path: &str) -> Link {
         Link {
             lang: lang.to_string(),
-            name: language_name(lang).unwrap_or(lang).to_string(),
+            name: locale::language_name(lang).unwrap_or(lang).to_string(),
             path: path.to_string(),
             permalink: config.permalink(path),
             untranslated: false,
         }
     }
-}
-
-pub fn language_name(code: &str) -> Option<&'static str> {
-    Some(match code {
-        "ar" => "العربية",
-        "en" => "English",
-        "fr" => "Français",
-        "de" => "Deutsch",
-        "es" => "Español",
-        "fa" => "فارسی",
-        "ku" => "Kurdî",
-        "tr" => "Türkçe",
-        "he" => "עברית",
-        "ru" => "Русский",
-        _ => return None,
-    })
 }
 
 /// A page or section as a template sees it.
@@ -137,63 +122,8 @@ pub struct ValueView {
     pub path: Option<String>,
 }
 
-/// Between the items of a list: Arabic script has its own comma.
-pub fn list_separator(lang: &str) -> &'static str {
-    if lang == "ar" || lang == "fa" || lang == "ur" {
-        "، "
-    } else {
-        ", "
-    }
-}
-
 pub fn format_date(date: &Date, lang: &str) -> String {
-    format_naive_date(&date.date_naive(), lang)
-}
-
-const EN_MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-/// Month names as used across the Levant (Syrian usage).
-const AR_MONTHS: [&str; 12] = [
-    "كانون الثاني",
-    "شباط",
-    "آذار",
-    "نيسان",
-    "أيار",
-    "حزيران",
-    "تموز",
-    "آب",
-    "أيلول",
-    "تشرين الأول",
-    "تشرين الثاني",
-    "كانون الأول",
-];
-
-/// A month's name (1 to 12) in the language.
-fn month_name(month: u32, lang: &str) -> &'static str {
-    let months = if lang == "ar" { &AR_MONTHS } else { &EN_MONTHS };
-    months[(month.clamp(1, 12) - 1) as usize]
-}
-
-/// `May 2013`, in the language's month names.
-pub fn format_month(year: i32, month: u32, lang: &str) -> String {
-    format!("{} {year}", month_name(month, lang))
-}
-
-pub fn format_naive_date(d: &chrono::NaiveDate, lang: &str) -> String {
-    use chrono::Datelike;
-    format!("{} {} {}", d.day(), month_name(d.month(), lang), d.year())
+    locale::format_date(&date.date_naive(), lang)
 }
 
 fn iso(d: &Option<Date>) -> Option<String> {
@@ -237,7 +167,7 @@ pub fn case_view<'a>(
                 .collect(),
             other => {
                 let text = match other {
-                    FieldValue::Date(d) => format_naive_date(d, lang),
+                    FieldValue::Date(d) => locale::format_date(d, lang),
                     v => field.value_label_in(&v.to_text(), lang).to_string(),
                 };
                 vec![ValueView {
@@ -259,7 +189,7 @@ pub fn case_view<'a>(
                 .iter()
                 .map(|i| i.label.as_str())
                 .collect::<Vec<_>>()
-                .join(list_separator(lang)),
+                .join(locale::list_separator(lang)),
             items,
         });
     }
@@ -277,7 +207,7 @@ pub fn case_view<'a>(
     CaseView {
         columns,
         id: &case.id,
-        synthetic: schema.is_synthetic(case),
+        synthetic: case.is_synthetic(),
         fields,
         values,
     }

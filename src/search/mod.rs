@@ -115,6 +115,7 @@ pub struct Stats {
     pub time: Duration,
 }
 
+#[cfg(test)]
 pub fn build(config: &SearchConfig, inputs: &[LangInput]) -> SearchIndex {
     build_with(config, inputs, None)
 }

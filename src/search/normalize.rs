@@ -84,6 +84,7 @@ pub fn terms(text: &str) -> Vec<String> {
 /// The terms a query must match, in order, without repeats: an identifier like `2761/215`
 /// as a whole only, and Arabic words without the article (the index holds that form for
 /// words written with and without it).
+#[cfg(test)]
 pub fn query_terms(text: &str) -> Vec<String> {
     let normalized = normalize(text);
     let mut out: Vec<String> = Vec::new();

@@ -22,9 +22,9 @@ use futures_util::{Stream, StreamExt, future, stream};
 use tokio::sync::{broadcast, watch};
 use tokio_stream::wrappers::BroadcastStream;
 
-use super::session::Files;
 use crate::error::Diagnostic;
 use crate::output::{Data, Output};
+use crate::site::Files;
 
 /// Where the server's own files live; no site file can be there (`__` is not a slug).
 pub const EVENTS: &str = "/__casebook/events";
@@ -141,7 +141,7 @@ pub fn site_path(raw: &str) -> Option<String> {
     {
         return None;
     }
-    let decoded = crate::check::percent_decode(&raw[1..]);
+    let decoded = crate::html::percent_decode(&raw[1..]);
     if decoded.contains(['\\', '\0']) {
         return None;
     }
@@ -262,7 +262,7 @@ fn inject_live_reload(mut html: Vec<u8>) -> Vec<u8> {
 
 /// The page shown instead of the site while the last rebuild failed.
 pub fn overlay(errors: &[Diagnostic]) -> String {
-    let esc = crate::render::escape_xml;
+    let esc = crate::html::escape;
     let mut items = String::new();
     for d in errors {
         let mut place = d.path.display().to_string();

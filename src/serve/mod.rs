@@ -10,8 +10,7 @@
 //!
 //! Nothing is written to `public/` or anywhere else in the site.
 
-pub mod http;
-pub mod session;
+mod http;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -24,8 +23,8 @@ use notify_debouncer_full::notify::{EventKind, RecursiveMode};
 use tokio::sync::{broadcast, watch};
 
 use crate::error::{Diagnostic, Error, Result};
+pub use crate::site::{Session, Update};
 pub use http::Snapshot;
-pub use session::{Session, Update};
 
 /// How long the watcher waits for a burst of file events to end before rebuilding.
 const DEBOUNCE: Duration = Duration::from_millis(40);
@@ -150,7 +149,7 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
     let (events, _) = broadcast::channel(64);
     let (stop, closing) = watch::channel(false);
     let mut allowed_roots = vec![root.clone()];
-    if let Ok(config) = crate::Config::load(&root) {
+    if let Ok(config) = crate::config::Config::load(&root) {
         if let Ok(cache) = std::fs::canonicalize(root.join(&config.images.cache_dir)) {
             allowed_roots.push(cache);
         }

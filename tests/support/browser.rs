@@ -276,7 +276,7 @@ fn respond(mut stream: TcpStream, dir: &Path, log: &Served) {
     }
     let target = request.split_whitespace().nth(1).unwrap_or("/");
     let path = target.split(['?', '#']).next().unwrap_or("/");
-    let path = casebook::check::percent_decode(path);
+    let path = casebook::percent_decode(path);
     let mut file = dir.join(path.trim_start_matches('/'));
     if path.contains("..") {
         file = dir.join("missing");

@@ -7,12 +7,15 @@
 
 use std::collections::HashSet;
 use std::io::Cursor;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use sha2::{Digest, Sha256};
 
-use super::hex;
 use crate::error::Diagnostic;
+use crate::images::hex;
+use crate::site::State;
 
 /// Every segment of a JPEG, scans included: (marker, payload). Metadata can hide between
 /// the scans of a progressive JPEG or after its end, so the whole file is walked; bytes
@@ -124,8 +127,61 @@ fn png_metadata_problem(bytes: &[u8]) -> Option<String> {
     None
 }
 
+/// Audits what a build would publish and, if it exists, the built output on disk at
+/// `public`: no source photograph, no metadata, nothing larger than configured, alt text on
+/// every image.
+pub(super) fn site(built: &State, public: &Path) -> Vec<Diagnostic> {
+    // Every image-like file under content/ counts as a source, listed in [[photos]] or not.
+    let mut sources = built.images.source_hashes();
+    let content_files = files_below(&built.config.root.join("content"));
+    sources.par_extend(content_files.par_iter().filter_map(|p| {
+        let bytes = std::fs::read(p).ok()?;
+        crate::content::looks_like_image(&bytes[..bytes.len().min(16)])
+            .then(|| hex(&Sha256::digest(&bytes)))
+    }));
+    let largest = built.config.images.largest_width();
+    let mut problems: Vec<Diagnostic> = built
+        .files
+        .par_iter()
+        .flat_map(|(path, o)| {
+            let mut p = Vec::new();
+            let path = Path::new("(build)").join(path);
+            if let Ok(bytes) = o.read() {
+                file(&path, &bytes, &sources, largest, &mut p);
+            }
+            p
+        })
+        .collect();
+    for page in &built.pages {
+        html(&page.source, &page.html, &mut problems);
+    }
+    if public.is_dir() {
+        let files = files_below(public);
+        problems.par_extend(files.par_iter().flat_map(|path| {
+            let mut p = Vec::new();
+            if let Ok(bytes) = std::fs::read(path) {
+                file(path, &bytes, &sources, largest, &mut p);
+                if path.extension().is_some_and(|e| e == "html") {
+                    html(path, &String::from_utf8_lossy(&bytes), &mut p);
+                }
+            }
+            p
+        }));
+    }
+    problems
+}
+
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect()
+}
+
 /// Audits one published file.
-pub fn file(
+fn file(
     path: &Path,
     bytes: &[u8],
     sources: &HashSet<String>,
@@ -177,18 +233,13 @@ pub fn file(
 }
 
 /// `<img>` elements without an alt attribute in one HTML page.
-pub fn html(path: &Path, html: &str, problems: &mut Vec<Diagnostic>) {
-    let mut rest = html;
-    while let Some(i) = rest.find("<img") {
-        let tag_end = rest[i..].find('>').map_or(rest.len(), |j| i + j);
-        let tag = &rest[i..tag_end];
-        if !tag.contains(" alt=") && !tag.contains(" alt ") && !tag.ends_with(" alt") {
-            problems.push(
-                Diagnostic::new(path, "an <img> has no alt text")
-                    .hint("give every photograph alt text in its [[photos]] entry; decorative images need alt=\"\""),
-            );
-        }
-        rest = &rest[tag_end..];
+fn html(path: &Path, html: &str, problems: &mut Vec<Diagnostic>) {
+    let missing = crate::html::page_links(html).images_without_alt;
+    for _ in 0..missing {
+        problems.push(
+            Diagnostic::new(path, "an <img> has no alt text")
+                .hint("give every photograph alt text in its [[photos]] entry; decorative images need alt=\"\""),
+        );
     }
 }
 
@@ -199,7 +250,7 @@ mod tests {
     #[test]
     fn our_jpegs_are_plain() {
         let img = image::RgbImage::from_pixel(16, 16, image::Rgb([10, 20, 30]));
-        let bytes = super::super::pipeline::encode_jpeg(&img, 80).unwrap();
+        let bytes = crate::images::pipeline::encode_jpeg(&img, 80).unwrap();
         assert_eq!(jpeg_metadata_problem(&bytes), None);
     }
 

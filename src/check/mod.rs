@@ -1,31 +1,53 @@
-//! Checks over a rendered site: every internal link and anchor must lead somewhere.
+//! `casebook check`: everything a build would publish, checked before it is.
 //!
-//! Runs on the in-memory rendering (root-relative links, before minification), collects
-//! every problem, and reports them sorted, like a compiler.
+//! Every internal link and anchor must lead somewhere (this module), and nothing may leak
+//! what the photographs or their sources could reveal: originals, metadata, images larger
+//! than configured, images without alt text (`audit`).
+//!
+//! Runs on the in-memory rendering (root-relative links, before minification), reads links
+//! with an HTML tokenizer (any quoting style), collects every problem, and reports them
+//! sorted, like a compiler.
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
+
+mod audit;
+
+use std::path::Path;
+
 use crate::error::Diagnostic;
-use crate::render::Rendering;
+use crate::html::{PageLinks, page_links, percent_decode};
+use crate::render::HtmlPage;
+use crate::site::{Files, State};
+
+/// Every problem of a build (and of the built output at `public`, if there is one), sorted.
+pub(crate) fn site(built: &State, public: &Path) -> Vec<Diagnostic> {
+    let mut problems = links(&built.files, &built.pages);
+    problems.extend(audit::site(built, public));
+    problems.sort();
+    problems.dedup();
+    problems
+}
 
 /// Broken internal links and anchors of every page.
-pub fn links(rendering: &Rendering) -> Vec<Diagnostic> {
-    let files: HashSet<&str> = rendering.outputs.iter().map(|o| o.path.as_str()).collect();
-    let ids: HashMap<&str, HashSet<&str>> = rendering
-        .pages
+fn links(files: &Files, pages: &[HtmlPage]) -> Vec<Diagnostic> {
+    let read: Vec<PageLinks> = pages.par_iter().map(|p| page_links(&p.html)).collect();
+    let ids: HashMap<&str, HashSet<&str>> = pages
         .iter()
-        .map(|p| {
+        .zip(&read)
+        .map(|(p, r)| {
             (
                 p.url_path.as_str(),
-                attribute_values(&p.html, "id").collect(),
+                r.ids.iter().map(String::as_str).collect(),
             )
         })
         .collect();
     let mut diags = Vec::new();
-    for page in &rendering.pages {
+    for (page, read) in pages.iter().zip(&read) {
         let mut seen = HashSet::new();
-        for link in attribute_values(&page.html, "href").chain(attribute_values(&page.html, "src"))
-        {
+        for link in &read.links {
+            let link = link.as_str();
             if !seen.insert(link) {
                 continue;
             }
@@ -38,7 +60,7 @@ pub fn links(rendering: &Rendering) -> Vec<Diagnostic> {
             };
             let path = path.split('?').next().unwrap_or_default().to_string();
             let file = crate::output::file_for_url(&path);
-            if !files.contains(file.as_str()) {
+            if !files.contains_key(file.as_str()) {
                 diags.push(
                     Diagnostic::new(&page.source, format!("broken link `{link}` on {}: nothing is published at {path}", page.url_path))
                         .hint("for links to content, write `@/path/to/file.md` so the build checks and resolves them"),
@@ -66,7 +88,6 @@ pub fn links(rendering: &Rendering) -> Vec<Diagnostic> {
 
 /// The site path a link points to, or None for links that leave the site.
 fn resolve(page_path: &str, link: &str) -> Option<String> {
-    let link = decode_entities(link);
     if link.starts_with("//")
         || link.contains("://")
         || link.starts_with("mailto:")
@@ -79,7 +100,7 @@ fn resolve(page_path: &str, link: &str) -> Option<String> {
         return Some(format!("{page_path}#{fragment}"));
     }
     if link.starts_with('/') {
-        return Some(link);
+        return Some(link.to_string());
     }
     // Relative to the page's folder.
     let mut parts: Vec<&str> = page_path.split('/').filter(|s| !s.is_empty()).collect();
@@ -104,48 +125,6 @@ fn resolve(page_path: &str, link: &str) -> Option<String> {
     Some(format!("{out}{suffix}"))
 }
 
-fn decode_entities(s: &str) -> String {
-    s.replace("&amp;", "&")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-}
-
-/// Decodes `%XX` escapes of a URL path (invalid escapes are kept as written).
-pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Values of `name="..."` attributes in HTML written with double quotes (as all of ours is).
-fn attribute_values<'a>(html: &'a str, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-    let needle = format!(" {name}=\"");
-    let mut rest = html;
-    std::iter::from_fn(move || {
-        let i = rest.find(&needle)?;
-        let start = i + needle.len();
-        let end = rest[start..].find('"')? + start;
-        let value = &rest[start..end];
-        rest = &rest[end..];
-        Some(value)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,11 +135,5 @@ mod tests {
         assert_eq!(resolve("/a/b/", "#x").as_deref(), Some("/a/b/#x"));
         assert_eq!(resolve("/a/", "https://x.org/"), None);
         assert_eq!(resolve("/a/", "/z/#q").as_deref(), Some("/z/#q"));
-    }
-
-    #[test]
-    fn percent_decoding() {
-        assert_eq!(percent_decode("a%20b"), "a b");
-        assert_eq!(percent_decode("%D8%A7"), "ا");
     }
 }

@@ -10,10 +10,10 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::Datelike;
 use serde::Serialize;
 
+use super::Facet;
 use crate::config::{Config, FieldType};
 use crate::content::{Corpus, FieldValue};
-use crate::render::Facet;
-use crate::render::views::format_month;
+use crate::locale::format_month;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ChartData {
@@ -111,7 +111,7 @@ pub fn compute(config: &Config, corpus: &Corpus, facets: &[Facet], lang: &str) -
     data.synthetic = section_pages
         .iter()
         .filter_map(|&p| corpus.pages[p].case.as_ref())
-        .filter(|c| schema.is_synthetic(c))
+        .filter(|c| c.is_synthetic())
         .count() as u64;
     let facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang).collect();
     for field in schema.fields.iter().filter(|f| f.kind == FieldType::Date) {

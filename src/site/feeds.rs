@@ -5,23 +5,9 @@
 
 use crate::config::Config;
 use crate::content::Corpus;
+use crate::html::{self, LinkMode, escape};
 use crate::markdown::Rendered;
 use crate::output::Output;
-
-pub fn escape_xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// Every HTML page except the 404 page, sorted by URL.
 pub fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) -> Option<Output> {
@@ -42,7 +28,7 @@ pub fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) -> Option
     );
     for url in urls {
         xml.push_str("  <url>\n    <loc>");
-        xml.push_str(&escape_xml(&config.permalink(url)));
+        xml.push_str(&escape(&config.permalink(url)));
         xml.push_str("</loc>\n");
         if let Some(d) = lastmod.get(url) {
             xml.push_str(&format!("    <lastmod>{d}</lastmod>\n"));
@@ -98,10 +84,10 @@ pub fn atom(
         xml.push_str(&format!(
             "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"{}\">\n  <title>{}</title>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <id>{}</id>\n  <updated>{updated}</updated>\n  <generator>casebook</generator>\n",
             lang.code,
-            escape_xml(config.title_in(&lang.code)),
-            escape_xml(&feed_url),
-            escape_xml(&config.permalink(&prefix)),
-            escape_xml(&feed_url),
+            escape(config.title_in(&lang.code)),
+            escape(&feed_url),
+            escape(&config.permalink(&prefix)),
+            escape(&feed_url),
         ));
         for &i in &dated {
             let m = &corpus.pages[i].meta;
@@ -117,10 +103,10 @@ pub fn atom(
             xml.push_str(&format!(
                 "  <entry xml:lang=\"{}\">\n    <title>{}</title>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n    <id>{}</id>\n    <published>{date}</published>\n    <updated>{updated}</updated>\n    <summary type=\"html\">{}</summary>\n  </entry>\n",
                 m.lang,
-                escape_xml(&m.title),
-                escape_xml(&url),
-                escape_xml(&url),
-                escape_xml(&absolute_links(config, &summary)),
+                escape(&m.title),
+                escape(&url),
+                escape(&url),
+                escape(&absolute_links(config, &summary)),
             ));
         }
         xml.push_str("</feed>\n");
@@ -134,5 +120,5 @@ pub fn atom(
 
 /// Feed readers show summaries out of the site's context: links must be absolute.
 fn absolute_links(config: &Config, html: &str) -> String {
-    html.replace("href=\"/", &format!("href=\"{}", config.base_url))
+    html::rewrite_links(html, "/", LinkMode::Absolute(&config.base_url))
 }

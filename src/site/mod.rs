@@ -1,32 +1,40 @@
-//! Incremental builds in memory: the state `casebook serve` keeps between rebuilds.
+//! The one build pipeline: `casebook build`, `check` and `serve` all run through it.
 //!
-//! The first build is a full one. After it, a rebuild is told which files changed and
-//! reuses everything else: content folders are listed and files parsed again only where
-//! they changed; markdown, list items and search documents are redone only for changed
-//! pages; and only the page jobs a change can affect are rendered (`render::incremental`).
-//! A configuration change starts over. A failed rebuild leaves the previous site as it was.
+//! A build is a sequence of plain data: configuration → content and theme → images →
+//! pages → search index → whole-site files (sitemap, feeds, data export, search files) →
+//! manifest. `Session` runs it and keeps what `serve` reuses between rebuilds: parsed
+//! content files, each search document's terms, the manifest's file hashes, and the last
+//! good build. A one-shot build is a session's first build; a rebuild is told which files
+//! changed and redoes only what depends on them (`render::incremental` decides which
+//! pages). A configuration change starts over. A failed rebuild leaves the previous site as
+//! it was.
 //!
-//! A rebuild has two steps, so the edited page reloads as soon as it is ready:
-//! `build` renders the pages and their images; `finish` then redoes what is made from the
-//! whole site (search index and page, sitemap, feeds, data export, manifest). Both together
-//! give exactly what `casebook build` would (the serve tests compare them).
+//! A build has two steps, so an edited page can reload as soon as it is ready: `build`
+//! renders the pages and their images; `finish` then redoes what is made from the whole
+//! site. Both together give exactly what `casebook build` writes (the serve tests compare
+//! rebuilt sites with fresh ones after every kind of edit).
 
-use std::collections::{HashMap, HashSet};
+mod export;
+mod feeds;
+mod files;
+mod whole;
+
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
 use crate::content::{Corpus, ParseCache};
-use crate::error::{Error, Result};
+use crate::error::{Diagnostic, Error, Result};
 use crate::images::{self, ImageSet, manifest};
 use crate::output::{self, Output};
-use crate::render::{self, Prepared, Renderer, Shared, incremental};
+use crate::render::{self, HtmlPage, Prepared, RenderOptions, Renderer, Shared, incremental};
 use crate::search::{SearchIndex, TermCache};
 use crate::theme::Theme;
-
-/// The built site: output path (`cases/syn-0001/index.html`) -> file.
-pub type Files = HashMap<String, Arc<Output>>;
+use crate::{BuildOptions, Stopwatch};
+pub use files::Files;
+use files::{Merge, Stale};
 
 /// What one step of a build changed.
 #[derive(Debug, Clone, Default)]
@@ -43,10 +51,13 @@ pub struct Update {
     pub timings: Vec<(&'static str, Duration)>,
 }
 
+/// Builds a site and, for `serve`, rebuilds it after changes.
 pub struct Session {
-    root: PathBuf,
-    base_url: Option<String>,
-    drafts: bool,
+    options: BuildOptions,
+    /// Keep what rebuilds reuse (`serve`); a one-shot build skips the bookkeeping.
+    incremental: bool,
+    /// Keep each page's HTML before link rewriting, for `check`.
+    keep_html: bool,
     state: Option<State>,
     parsed: ParseCache,
     terms: TermCache,
@@ -57,15 +68,18 @@ pub struct Session {
 
 /// One successful build, held by `Arc`s so that a rebuild reuses what did not change and a
 /// failed one drops nothing.
-struct State {
-    config: Arc<Config>,
+pub(crate) struct State {
+    pub(crate) config: Arc<Config>,
     theme: Arc<Theme>,
-    corpus: Arc<Corpus>,
-    images: Arc<ImageSet>,
+    pub(crate) corpus: Arc<Corpus>,
+    pub(crate) images: Arc<ImageSet>,
     prepared: Arc<Prepared>,
     search: Arc<SearchIndex>,
     shared: Arc<Shared>,
-    files: Arc<Files>,
+    pub(crate) files: Arc<Files>,
+    /// Each page's HTML before link rewriting and minification, when `keep_html` was asked
+    /// for (`check`).
+    pub(crate) pages: Vec<HtmlPage>,
     /// Output paths by the step that makes them, to drop what a rebuild no longer makes.
     page_files: HashSet<String>,
     asset_files: HashSet<String>,
@@ -75,71 +89,42 @@ struct State {
     stale: Stale,
 }
 
-/// Which whole-site files are older than the pages, in increasing order of work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Stale {
-    Fresh,
-    /// Some file changed: the manifest.
-    Manifest,
-    /// The content changed: the search index, sitemap, feeds, data export and manifest.
-    Site,
-}
-
 impl State {
-    fn renderer<'a>(&'a self, search: &'a SearchIndex) -> Renderer<'a> {
-        Renderer::new(
-            &self.config,
-            &self.corpus,
-            &self.theme,
-            &self.images,
-            &self.prepared,
+    fn renderer<'a>(&'a self, search: &'a SearchIndex, options: RenderOptions) -> Renderer<'a> {
+        Renderer::new(render::Inputs {
+            config: &self.config,
+            corpus: &self.corpus,
+            theme: &self.theme,
+            images: &self.images,
+            prepared: &self.prepared,
             search,
-            &self.shared,
-            render::RenderOptions::default(),
-        )
-    }
-}
-
-/// A new file set: the old one with a step's outputs put in place, noting what changed.
-struct Merge {
-    files: Files,
-    changed: Vec<String>,
-}
-
-impl Merge {
-    fn put(&mut self, out: Output) {
-        if self.files.get(&out.path).is_none_or(|prev| **prev != out) {
-            self.changed.push(out.path.clone());
-            self.files.insert(out.path.clone(), Arc::new(out));
-        }
-    }
-
-    fn drop_missing(&mut self, before: &HashSet<String>, now: &HashSet<String>) {
-        for path in before.difference(now) {
-            self.files.remove(path);
-            self.changed.push(path.clone());
-        }
-    }
-
-    /// Replaces every output a step made last time with what it made now.
-    fn replace(&mut self, before: &HashSet<String>, outputs: Vec<Output>) -> HashSet<String> {
-        let now = outputs.iter().map(|o| o.path.clone()).collect();
-        self.drop_missing(before, &now);
-        for out in outputs {
-            self.put(out);
-        }
-        now
+            shared: &self.shared,
+            options,
+        })
     }
 }
 
 impl Session {
-    /// A session for the site at `root`; `base_url` replaces the configured one (the
+    /// A preview session for the site at `root`; `base_url` replaces the configured one (the
     /// server's own address, so pages work at its root).
     pub fn new(root: &Path, base_url: Option<String>, drafts: bool) -> Session {
         Session {
-            root: root.to_path_buf(),
-            base_url,
-            drafts,
+            incremental: true,
+            ..Session::with_options(BuildOptions {
+                root: root.to_path_buf(),
+                base_url,
+                drafts,
+                ..BuildOptions::default()
+            })
+        }
+    }
+
+    /// A session building with `options` (`casebook build` and `check`).
+    pub fn with_options(options: BuildOptions) -> Session {
+        Session {
+            options,
+            incremental: false,
+            keep_html: false,
             state: None,
             parsed: ParseCache::default(),
             terms: TermCache::default(),
@@ -153,9 +138,28 @@ impl Session {
         self.state.as_ref().map(|s| s.files.clone())
     }
 
+    /// Keeps each page's HTML before link rewriting and minification, for `check`.
+    pub(crate) fn keeping_html(mut self) -> Session {
+        self.keep_html = true;
+        self
+    }
+
+    /// The last good build.
+    pub(crate) fn state(&self) -> Option<&State> {
+        self.state.as_ref()
+    }
+
     /// Whether `finish` has whole-site files to bring up to date.
     pub fn unfinished(&self) -> bool {
         self.state.as_ref().is_some_and(|s| s.stale != Stale::Fresh)
+    }
+
+    fn render_options(&self, full: bool) -> RenderOptions {
+        RenderOptions {
+            portable: self.options.portable,
+            // Kept for a full build only: `check` reads every page of one build.
+            keep_html: self.keep_html && full,
+        }
     }
 
     /// Both steps: what `casebook build` would produce, in memory.
@@ -187,11 +191,21 @@ impl Session {
         result
     }
 
+    /// The configuration, with `--base-url` applied.
+    fn load_config(&self) -> Result<Config> {
+        let mut config = Config::load(&self.options.root)?;
+        if let Some(url) = &self.options.base_url {
+            config.set_base_url(url)?;
+        }
+        Ok(config)
+    }
+
     fn build_pages(&mut self, changed: &[PathBuf]) -> Result<Update> {
         let started = Instant::now();
-        let mut watch = crate::Stopwatch::start();
-        let content_dir = self.root.join("content");
-        let config_file = self.root.join("casebook.toml");
+        let mut watch = Stopwatch::start();
+        let root = self.options.root.clone();
+        let content_dir = root.join("content");
+        let config_file = root.join(crate::config::CONFIG_FILE);
         let old = match &self.state {
             Some(state) if !changed.contains(&config_file) => Some(state),
             _ => None,
@@ -213,33 +227,50 @@ impl Session {
 
         let config = match old {
             Some(o) => o.config.clone(),
-            None => {
-                let mut config = Config::load(&self.root)?;
-                if let Some(url) = &self.base_url {
-                    config.set_base_url(url)?;
-                }
-                Arc::new(config)
-            }
+            None => Arc::new(self.load_config()?),
         };
-        let theme = match old {
-            Some(o) if !theme_changed => o.theme.clone(),
-            _ => Arc::new(Theme::load(&config)?),
-        };
-        let (corpus, images) = match old {
-            Some(o) if !content_changed => (o.corpus.clone(), o.images.clone()),
+        // Content, link and theme problems are independent: report them all together.
+        let mut diags: Vec<Diagnostic> = Vec::new();
+        let corpus = match old {
+            Some(o) if !content_changed => Some(o.corpus.clone()),
             _ => {
-                let (corpus, mut diags) =
-                    crate::load_content(&config, self.drafts, Some(&mut self.parsed))?;
-                if !diags.is_empty() {
-                    diags.sort();
-                    diags.dedup();
-                    return Err(Error::Diagnostics(diags));
-                }
-                let images = images::run(&config, &corpus, images::Progress::Quiet)?;
-                (Arc::new(corpus), Arc::new(images))
+                // Only serve rebuilds again: a one-shot build need not stamp every file.
+                let cache = self.incremental.then_some(&mut self.parsed);
+                let (corpus, problems) = load_content(&config, self.options.drafts, cache)?;
+                diags.extend(problems);
+                Some(Arc::new(corpus))
             }
         };
         watch.lap("load content");
+        let theme = match old {
+            Some(o) if !theme_changed => Some(o.theme.clone()),
+            _ => match Theme::load(&config) {
+                Ok(theme) => Some(Arc::new(theme)),
+                Err(Error::Diagnostics(d)) => {
+                    diags.extend(d);
+                    None
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        watch.lap("load theme");
+        let (corpus, theme) = match (corpus, theme) {
+            (Some(corpus), Some(theme)) if diags.is_empty() => (corpus, theme),
+            _ => {
+                diags.sort();
+                diags.dedup();
+                return Err(Error::Diagnostics(diags));
+            }
+        };
+        let images = match old {
+            Some(o) if !content_changed => o.images.clone(),
+            _ => Arc::new(images::run(
+                &config,
+                &corpus,
+                self.options.progress.as_ref(),
+            )?),
+        };
+        watch.lap("images");
 
         let changed_pages = old.and_then(|o| {
             if content_changed {
@@ -271,16 +302,16 @@ impl Session {
             &prepared.facets,
             old.map(|o| o.shared.as_ref()),
         ));
-        let renderer = Renderer::new(
-            &config,
-            &corpus,
-            &theme,
-            &images,
-            &prepared,
-            &search,
-            &shared,
-            render::RenderOptions::default(),
-        );
+        let renderer = Renderer::new(render::Inputs {
+            config: &config,
+            corpus: &corpus,
+            theme: &theme,
+            images: &images,
+            prepared: &prepared,
+            search: &search,
+            shared: &shared,
+            options: self.render_options(old.is_none()),
+        });
         let jobs = renderer.jobs();
         let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
         let page_files: HashSet<String> =
@@ -288,14 +319,18 @@ impl Session {
         let to_render: Vec<&render::Job> = match (old, changed_pages) {
             (Some(o), Some(pages)) => {
                 let delta = incremental::Delta::new(
-                    &o.corpus,
-                    &corpus,
-                    &o.prepared,
-                    &prepared,
-                    &o.shared,
-                    &shared,
-                    &o.theme,
-                    &theme,
+                    incremental::Builds {
+                        corpus: &o.corpus,
+                        prepared: &o.prepared,
+                        shared: &o.shared,
+                        theme: &o.theme,
+                    },
+                    incremental::Builds {
+                        corpus: &corpus,
+                        prepared: &prepared,
+                        shared: &shared,
+                        theme: &theme,
+                    },
                     pages,
                 );
                 jobs.iter()
@@ -318,17 +353,16 @@ impl Session {
             let paths = rendered.iter().map(|(_, o)| o);
             let paths = paths.chain(assets.iter().flatten());
             let paths = paths.chain(theme_outputs.iter().flatten());
-            render::check_collisions(&corpus, paths.map(|o| o.path.as_str()))?;
+            whole::check_collisions(&corpus, paths.map(|o| o.path.as_str()))?;
         }
 
-        let mut merge = Merge {
-            files: old.map(|o| (*o.files).clone()).unwrap_or_default(),
-            changed: Vec::new(),
-        };
+        let mut merge = Merge::from(old.map(|o| o.files.as_ref()));
         let empty = HashSet::new();
         merge.drop_missing(old.map_or(&empty, |o| &o.page_files), &page_files);
         let rendered_count = rendered.len();
-        for (_, out) in rendered {
+        let mut pages = Vec::new();
+        for (page, out) in rendered {
+            pages.extend(page);
             merge.put(out);
         }
         let asset_files = match assets {
@@ -380,6 +414,7 @@ impl Session {
             search,
             shared,
             files: Arc::new(merge.files),
+            pages,
             page_files,
             asset_files,
             theme_files,
@@ -394,27 +429,25 @@ impl Session {
     /// any change.
     pub fn finish(&mut self) -> Result<Update> {
         let started = Instant::now();
-        let mut watch = crate::Stopwatch::start();
+        let mut watch = Stopwatch::start();
+        let options = self.render_options(false);
         let Some(state) = self.state.as_ref().filter(|s| s.stale != Stale::Fresh) else {
             return Ok(Update::default());
         };
-        let mut merge = Merge {
-            files: (*state.files).clone(),
-            changed: Vec::new(),
-        };
+        let mut merge = Merge::from(Some(state.files.as_ref()));
         let mut page_files = state.page_files.clone();
         let mut site_files = state.site_files.clone();
         let mut search = state.search.clone();
         let mut rendered_count = 0;
         if state.stale == Stale::Site {
-            search = Arc::new(render::search_index(
+            search = Arc::new(whole::search_index(
                 &state.config,
                 &state.corpus,
                 &state.prepared,
                 &mut self.terms,
             ));
             watch.lap("search index");
-            let renderer = state.renderer(&search);
+            let renderer = state.renderer(&search, options);
             let jobs = renderer.jobs();
             let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
             let search_pages: Vec<&render::Job> = jobs
@@ -428,21 +461,17 @@ impl Session {
                 })
                 .collect();
             let rendered = renderer.render_pages(&search_pages)?;
-            let site_outputs = renderer.site_files(&url_paths)?;
-            // Nothing else may claim a whole-site file's path (a page, an attachment, a
-            // static file): the build would lose one of them.
-            if let Some(clash) = site_outputs
-                .iter()
-                .find(|o| state.files.contains_key(&o.path) && !site_files.contains(&o.path))
-            {
-                return Err(Error::one(
-                    crate::Diagnostic::new("static", format!("two outputs would be written to `{}`", clash.path))
-                        .hint("a static file, a bundle attachment or a page produces the same path; rename one"),
-                ));
-            }
+            let site_outputs = whole::outputs(
+                &state.config,
+                &state.corpus,
+                &state.prepared,
+                &search,
+                &url_paths,
+            )?;
+            whole::check_site_file_paths(&state.files, &site_files, &site_outputs)?;
             rendered_count = rendered.len();
-            for (url, out) in rendered {
-                page_files.insert(output::file_for_url(&url));
+            for (_, out) in rendered {
+                page_files.insert(out.path.clone());
                 merge.put(out);
             }
             site_files = merge.replace(&site_files, site_outputs);
@@ -483,4 +512,22 @@ impl Session {
         state.stale = Stale::Fresh;
         Ok(update)
     }
+}
+
+/// Loads the content with every problem found in it: the files' own and, when there are
+/// any, the broken `@/` links too, so a publisher sees them all in one pass. `cache`
+/// (serve) re-parses only changed files.
+fn load_content(
+    config: &Config,
+    drafts: bool,
+    cache: Option<&mut ParseCache>,
+) -> Result<(Corpus, Vec<Diagnostic>)> {
+    let (corpus, mut diags) = match cache {
+        Some(cache) => crate::content::load_cached(config, drafts, cache)?,
+        None => crate::content::load_partial(config, drafts)?,
+    };
+    if !diags.is_empty() {
+        diags.extend(render::markdown_link_errors(config, &corpus));
+    }
+    Ok((corpus, diags))
 }

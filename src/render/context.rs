@@ -1,0 +1,262 @@
+//! The template context every page of a language shares, built and serialised once per
+//! build.
+//!
+//! The values a template may read from it are the fields of `SharedValues`, declared once
+//! below: the same declaration gives the context its keys and gives incremental rebuilds the
+//! list of values to compare (`SharedValues::KEYS`), so the two cannot drift apart. A page's
+//! own values (`page`, `section`, `paginator`, `facet`, `value`) are added by its job.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use tera::{Context, Value};
+
+use super::chart_data::{self, ChartData};
+use super::facets::Facet;
+use super::views::Link;
+use crate::config::Config;
+use crate::content::{Corpus, Meta};
+use crate::theme::Theme;
+
+/// Declares the shared values: the struct, its keys in declaration order and its fields
+/// by key.
+macro_rules! shared_values {
+    ($($(#[doc = $doc:literal])* $name:ident),* $(,)?) => {
+        /// Context values every page of one language shares, each serialised once.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        pub(crate) struct SharedValues {
+            $($(#[doc = $doc])* pub(crate) $name: Value,)*
+        }
+
+        impl SharedValues {
+            /// Every shared value's name in templates.
+            pub(crate) const KEYS: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            /// Every shared value with its name in templates.
+            pub(crate) fn fields(&self) -> Vec<(&'static str, &Value)> {
+                vec![$((stringify!($name), &self.$name)),*]
+            }
+        }
+    };
+}
+
+shared_values! {
+    /// The site's title, description and settings, in this language.
+    site,
+    /// The theme's strings in this language (`i18n/<lang>.toml`).
+    t,
+    /// The top-level sections and pages.
+    nav,
+    /// The case collection: its title, path, count and list columns.
+    cases,
+    /// Every facet of the language's case section, with its values and counts.
+    facets,
+    /// What time charts count (`chart()` reads it).
+    chart_data,
+    /// The search page, when search is on.
+    search,
+}
+
+/// Context values shared by every page, per language.
+pub struct Shared {
+    base_url: String,
+    /// Every language's home, for the language switcher of untranslated pages.
+    homes: Vec<Link>,
+    /// Where 404.html links point: it is served at any URL.
+    pub(crate) base_path: String,
+    pub(crate) per_lang: BTreeMap<String, LangShared>,
+}
+
+pub(crate) struct LangShared {
+    pub(crate) values: SharedValues,
+    dir: &'static str,
+    digits: &'static str,
+    home: String,
+    feed: String,
+    /// The chart data as data: compared between builds, cheaper than its template value.
+    pub(crate) charts: ChartData,
+}
+
+#[derive(Serialize)]
+struct NavEntry<'a> {
+    title: &'a str,
+    path: &'a str,
+}
+
+impl Shared {
+    /// `previous` (serve's last build) lends its serialised chart data when it is unchanged.
+    pub(crate) fn new(
+        config: &Config,
+        corpus: &Corpus,
+        theme: &Theme,
+        facets: &[Facet],
+        previous: Option<&Shared>,
+    ) -> Shared {
+        let mut per_lang = BTreeMap::new();
+        for lang in &config.languages {
+            let charts = chart_data::compute(config, corpus, facets, &lang.code);
+            let chart_data = previous
+                .and_then(|p| p.per_lang.get(&lang.code))
+                .filter(|p| p.charts == charts)
+                .map_or_else(
+                    || Value::from_serializable(&charts),
+                    |p| p.values.chart_data.clone(),
+                );
+            let lang_facets: Vec<&Facet> = facets.iter().filter(|f| f.lang == lang.code).collect();
+            let values = SharedValues {
+                site: Value::from_serializable(&serde_json::json!({
+                    "title": config.title_in(&lang.code),
+                    "description": config.description_in(&lang.code),
+                    "base_url": config.base_url,
+                    "default_language": config.default_language,
+                    "languages": config.languages,
+                    "extra": config.extra,
+                })),
+                t: Value::from_serializable(
+                    &theme.strings.get(&lang.code).cloned().unwrap_or_default(),
+                ),
+                nav: Value::from_serializable(&nav(corpus, &lang.code)),
+                cases: Value::from_serializable(&case_collection(config, corpus, &lang.code)),
+                facets: Value::from_serializable(&lang_facets),
+                chart_data,
+                search: Value::from_serializable(&config.search.enabled.then(|| {
+                    serde_json::json!({
+                        "path": format!("{}search/", config.language_prefix(&lang.code)),
+                    })
+                })),
+            };
+            per_lang.insert(
+                lang.code.clone(),
+                LangShared {
+                    values,
+                    dir: lang.dir,
+                    digits: config.digits(&lang.code).name(),
+                    home: config.language_prefix(&lang.code),
+                    feed: format!("{}atom.xml", config.language_prefix(&lang.code)),
+                    charts,
+                },
+            );
+        }
+        let homes = config
+            .languages
+            .iter()
+            .map(|l| Link {
+                untranslated: true,
+                ..Link::new(config, &l.code, &config.language_prefix(&l.code))
+            })
+            .collect();
+        Shared {
+            homes,
+            base_url: config.base_url.clone(),
+            base_path: config.base_path(),
+            per_lang,
+        }
+    }
+
+    /// A page's context before its own values: the shared values of its language, and what
+    /// follows from its URL and its translations.
+    pub(crate) fn context(&self, lang: &str, current_path: &str, translations: &[Link]) -> Context {
+        let l = &self.per_lang[lang];
+        let mut ctx = Context::new();
+        ctx.insert(
+            "canonical",
+            &format!("{}{}", self.base_url, current_path.trim_start_matches('/')),
+        );
+        ctx.insert("translations", translations);
+        // Every other language: the same page where it exists, else that language's home.
+        let switcher: Vec<&Link> = self
+            .homes
+            .iter()
+            .filter(|home| home.lang != lang)
+            .map(|home| {
+                translations
+                    .iter()
+                    .find(|t| t.lang == home.lang)
+                    .unwrap_or(home)
+            })
+            .collect();
+        ctx.insert("switcher", &switcher);
+        for (key, value) in l.values.fields() {
+            ctx.insert_value(key, value.clone());
+        }
+        ctx.insert("lang", lang);
+        ctx.insert("dir", l.dir);
+        ctx.insert("digits", l.digits);
+        ctx.insert("home_path", &l.home);
+        ctx.insert("feed_path", &l.feed);
+        ctx.insert("current_path", current_path);
+        ctx
+    }
+}
+
+/// The top-level sections and pages of a language, in display order.
+fn nav<'a>(corpus: &'a Corpus, lang: &str) -> Vec<NavEntry<'a>> {
+    let mut nav: Vec<&Meta> = Vec::new();
+    if let Some(root) = corpus.root_section(lang) {
+        let root = &corpus.sections[root];
+        nav.extend(root.subsections.iter().map(|&s| &corpus.sections[s].meta));
+        nav.extend(root.pages.iter().map(|&p| &corpus.pages[p].meta));
+    }
+    nav.sort_by(|a, b| crate::content::order(a, b));
+    nav.iter()
+        .map(|m| NavEntry {
+            title: &m.title,
+            path: &m.path,
+        })
+        .collect()
+}
+
+/// The language's case collection, if it has one.
+fn case_collection(config: &Config, corpus: &Corpus, lang: &str) -> Option<serde_json::Value> {
+    corpus.case_section(lang).map(|i| {
+        let s = &corpus.sections[i];
+        let columns: Vec<serde_json::Value> = config
+            .cases
+            .iter()
+            .flat_map(|schema| schema.fields.iter().filter(|f| f.column))
+            .map(|f| serde_json::json!({ "name": f.name, "label": f.label_in(lang) }))
+            .collect();
+        serde_json::json!({
+            "title": s.meta.title,
+            "path": s.meta.path,
+            "count": s.pages.len(),
+            "columns": columns,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SharedValues;
+    use tera::Value;
+
+    /// The keys rebuilds compare are exactly the keys the context gets, in the type's
+    /// serialised form too (a `serde(rename)` would break the match).
+    #[test]
+    fn shared_keys_are_the_context_types_fields() {
+        let values = SharedValues {
+            site: Value::from(1),
+            t: Value::from(2),
+            nav: Value::from(3),
+            cases: Value::from(4),
+            facets: Value::from(5),
+            chart_data: Value::from(6),
+            search: Value::from(7),
+        };
+        let serialised = serde_json::to_value(&values).unwrap();
+        let mut keys: Vec<&str> = serialised
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut declared = SharedValues::KEYS.to_vec();
+        keys.sort_unstable();
+        declared.sort_unstable();
+        assert_eq!(keys, declared);
+        let fields: Vec<&str> = values.fields().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(fields, SharedValues::KEYS);
+        // Each field under its own name, not another's.
+        assert_eq!(serialised["chart_data"], serde_json::json!(6));
+    }
+}

@@ -1,0 +1,63 @@
+//! A build's files by output path, and how one step's outputs are merged into them.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::output::Output;
+
+/// The built site: output path (`cases/syn-0001/index.html`) -> file.
+pub type Files = HashMap<String, Arc<Output>>;
+
+/// Which whole-site files are older than the pages, in increasing order of work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Stale {
+    Fresh,
+    /// Some file changed: the manifest.
+    Manifest,
+    /// The content changed: the search index, sitemap, feeds, data export and manifest.
+    Site,
+}
+
+/// A new file set: the old one with a step's outputs put in place, noting what changed.
+pub(super) struct Merge {
+    pub(super) files: Files,
+    pub(super) changed: Vec<String>,
+}
+
+impl Merge {
+    /// Starts from the previous build's files (shared, not copied: only the map is new).
+    pub(super) fn from(previous: Option<&Files>) -> Merge {
+        Merge {
+            files: previous.cloned().unwrap_or_default(),
+            changed: Vec::new(),
+        }
+    }
+
+    pub(super) fn put(&mut self, out: Output) {
+        if self.files.get(&out.path).is_none_or(|prev| **prev != out) {
+            self.changed.push(out.path.clone());
+            self.files.insert(out.path.clone(), Arc::new(out));
+        }
+    }
+
+    pub(super) fn drop_missing(&mut self, before: &HashSet<String>, now: &HashSet<String>) {
+        for path in before.difference(now) {
+            self.files.remove(path);
+            self.changed.push(path.clone());
+        }
+    }
+
+    /// Replaces every output a step made last time with what it made now.
+    pub(super) fn replace(
+        &mut self,
+        before: &HashSet<String>,
+        outputs: Vec<Output>,
+    ) -> HashSet<String> {
+        let now = outputs.iter().map(|o| o.path.clone()).collect();
+        self.drop_missing(before, &now);
+        for out in outputs {
+            self.put(out);
+        }
+        now
+    }
+}

@@ -1,0 +1,98 @@
+//! Files made from the whole site rather than one page: the search index, sitemap,
+//! `robots.txt`, the Atom feeds and the data export; and the rule that no two sources may
+//! write the same file.
+
+use std::path::{Path, PathBuf};
+
+use super::{export, feeds};
+use crate::config::Config;
+use crate::content::Corpus;
+use crate::error::{Diagnostic, Diagnostics, Error, Result};
+use crate::output::Output;
+use crate::render::Prepared;
+use crate::search::{SearchIndex, TermCache};
+
+/// The search index of the prepared site; `terms` keeps each document's terms for the next
+/// build.
+pub(super) fn search_index(
+    config: &Config,
+    corpus: &Corpus,
+    prepared: &Prepared,
+    terms: &mut TermCache,
+) -> SearchIndex {
+    let started = std::time::Instant::now();
+    let inputs = prepared.search_inputs(config, corpus);
+    let mut index = crate::search::build_cached(&config.search, &inputs, terms);
+    index.stats.time = started.elapsed();
+    index
+}
+
+/// The sitemap, `robots.txt`, feeds, data export and search index files. `url_paths` are
+/// those of every page.
+pub(super) fn outputs(
+    config: &Config,
+    corpus: &Corpus,
+    prepared: &Prepared,
+    search: &SearchIndex,
+    url_paths: &[String],
+) -> Result<Vec<Output>> {
+    let mut outputs = Vec::new();
+    outputs.extend(feeds::sitemap(config, corpus, url_paths));
+    outputs.push(feeds::robots(config));
+    outputs.extend(feeds::atom(config, corpus, prepared.page_markdown()));
+    outputs.extend(export::cases(config, corpus)?);
+    outputs.extend(search.outputs.iter().cloned());
+    Ok(outputs)
+}
+
+const SAME_PATH_HINT: &str =
+    "a static file, a bundle attachment or a page produces the same path; rename one";
+
+/// Two sources writing the same file would silently lose one of them.
+pub(super) fn check_collisions<'p>(
+    corpus: &Corpus,
+    paths: impl IntoIterator<Item = &'p str>,
+) -> Result<()> {
+    let mut paths: Vec<&str> = paths.into_iter().collect();
+    paths.sort_unstable();
+    let mut diags = Diagnostics::default();
+    for pair in paths.windows(2) {
+        if pair[0] == pair[1] {
+            let url = format!("/{}", pair[0].trim_end_matches("index.html"));
+            let source = corpus
+                .source_of(&url)
+                .map_or_else(|| PathBuf::from("static"), Path::to_path_buf);
+            diags.push(
+                Diagnostic::new(
+                    source,
+                    format!("two outputs would be written to `{}`", pair[0]),
+                )
+                .hint(SAME_PATH_HINT),
+            );
+        }
+    }
+    diags.finish(())
+}
+
+/// Nothing else may claim a whole-site file's path (a page, an attachment, a static file):
+/// the build would lose one of them. `site_files` are the whole-site files `files` already
+/// holds.
+pub(super) fn check_site_file_paths(
+    files: &super::Files,
+    site_files: &std::collections::HashSet<String>,
+    site_outputs: &[Output],
+) -> Result<()> {
+    match site_outputs
+        .iter()
+        .find(|o| files.contains_key(&o.path) && !site_files.contains(&o.path))
+    {
+        Some(clash) => Err(Error::one(
+            Diagnostic::new(
+                "static",
+                format!("two outputs would be written to `{}`", clash.path),
+            )
+            .hint(SAME_PATH_HINT),
+        )),
+        None => Ok(()),
+    }
+}
