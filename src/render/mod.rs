@@ -9,25 +9,28 @@ pub(crate) mod chart_data;
 mod context;
 mod facets;
 pub mod incremental;
+mod paginator;
+mod prepare;
 mod search_docs;
 pub mod views;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use rayon::prelude::*;
 use tera::{Context, Value};
 
 use crate::config::Config;
-use crate::content::{Corpus, Meta};
+use crate::content::Corpus;
 use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::html::{self, LinkMode};
 use crate::images::ImageSet;
-use crate::markdown::{self, Rendered};
 use crate::output::{self, Data, Output};
 use crate::theme::{Theme, error_chain};
 pub use context::Shared;
 pub use facets::{Facet, FacetValue};
+pub use paginator::paginated_path;
+use paginator::paginator;
+pub use prepare::{Prepared, Reuse, markdown_link_errors, prepare};
 use views::ViewContext;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -74,122 +77,6 @@ pub struct HtmlPage {
 struct Finished {
     output: Output,
     html: Option<HtmlPage>,
-}
-
-/// The URL of page `n` (1-based) of a paginated list at `base`.
-pub fn paginated_path(base: &str, n: usize) -> String {
-    if n <= 1 {
-        base.to_string()
-    } else {
-        format!("{base}page/{n}/")
-    }
-}
-
-/// Everything the page jobs are rendered from, computed once per build. `serve` keeps it
-/// between rebuilds so that an edit recomputes only what depends on the changed files.
-pub struct Prepared {
-    section_md: Vec<Rendered>,
-    /// Shared, so a rebuild reuses unchanged pages' markdown without copying it.
-    page_md: Vec<Arc<Rendered>>,
-    items: Vec<Value>,
-    section_items: Vec<Value>,
-    synthetic: Vec<bool>,
-    pub facets: Vec<Facet>,
-    /// What the search index is built from, per page (reused for unchanged pages).
-    search_docs: Vec<Arc<crate::search::Doc>>,
-}
-
-/// What an earlier preparation of the same site structure lends a new one: its data for
-/// every page not marked as changed.
-pub struct Reuse<'a> {
-    pub prepared: &'a Prepared,
-    pub changed_pages: &'a [bool],
-}
-
-impl Reuse<'_> {
-    fn unchanged(&self, page: usize) -> bool {
-        !self.changed_pages[page]
-    }
-}
-
-/// Markdown, list items, facets and the search index of the whole site.
-pub fn prepare(
-    config: &Config,
-    corpus: &Corpus,
-    images: &ImageSet,
-    reuse: Option<Reuse>,
-) -> Result<Prepared> {
-    let (section_md, page_md) = render_markdown(config, corpus, reuse.as_ref())?;
-    let views = ViewContext {
-        config,
-        corpus,
-        images,
-    };
-    let items: Vec<Value> = corpus
-        .pages
-        .par_iter()
-        .zip(&page_md)
-        .enumerate()
-        .map(|(i, (p, r))| match &reuse {
-            Some(reuse) if reuse.unchanged(i) => reuse.prepared.items[i].clone(),
-            _ => Value::from_serializable(&views.item(&p.meta, r, Some(p))),
-        })
-        .collect();
-    let section_items: Vec<Value> = corpus
-        .sections
-        .iter()
-        .zip(&section_md)
-        .map(|(s, r)| Value::from_serializable(&views.item(&s.meta, r, None)))
-        .collect();
-    let synthetic: Vec<bool> = corpus
-        .pages
-        .iter()
-        .map(|p| match (&config.cases, &p.case) {
-            (Some(_), Some(case)) => case.is_synthetic(),
-            _ => false,
-        })
-        .collect();
-    let facets = facets::compute(config, corpus);
-    let search_docs = search_docs::page_docs(
-        config,
-        corpus,
-        images,
-        &page_md,
-        reuse
-            .as_ref()
-            .map(|r| (r.prepared.search_docs.as_slice(), r.changed_pages)),
-    );
-    Ok(Prepared {
-        section_md,
-        page_md,
-        items,
-        section_items,
-        synthetic,
-        facets,
-        search_docs,
-    })
-}
-
-impl Prepared {
-    /// Each language's search documents and facet tables.
-    pub(crate) fn search_inputs(
-        &self,
-        config: &Config,
-        corpus: &Corpus,
-    ) -> Vec<crate::search::LangInput> {
-        search_docs::inputs(
-            config,
-            corpus,
-            &self.section_md,
-            &self.search_docs,
-            &self.facets,
-        )
-    }
-
-    /// Every page's rendered markdown, in corpus order.
-    pub(crate) fn page_markdown(&self) -> &[Arc<Rendered>] {
-        &self.page_md
-    }
 }
 
 /// Everything a renderer reads.
@@ -590,138 +477,4 @@ fn render_template(
             Diagnostic::new(source, format!("rendering `{template}` failed: {message}"))
                 .hint(hint)
         })
-}
-
-fn paginator(
-    base: &str,
-    page_indices: &[usize],
-    items: &[Value],
-    synthetic: &[bool],
-    per_page: usize,
-    current: usize,
-) -> Value {
-    let total_pages = page_indices.len().div_ceil(per_page).max(1);
-    let start = (current - 1) * per_page;
-    let end = (start + per_page).min(page_indices.len());
-    let page_items: Vec<Value> = page_indices[start..end]
-        .iter()
-        .map(|&i| items[i].clone())
-        .collect();
-    let mut map = tera::Map::new();
-    map.insert("items".into(), Value::from(page_items));
-    let synthetic_count = page_indices[start..end]
-        .iter()
-        .filter(|&&i| synthetic[i])
-        .count();
-    map.insert("synthetic_count".into(), Value::from(synthetic_count));
-    map.insert("current".into(), Value::from(current));
-    map.insert("total_pages".into(), Value::from(total_pages));
-    map.insert("total_items".into(), Value::from(page_indices.len()));
-    map.insert(
-        "first_item".into(),
-        Value::from(if end > start { start + 1 } else { 0 }),
-    );
-    map.insert("last_item".into(), Value::from(end));
-    let link = |n: usize| Value::from(paginated_path(base, n));
-    map.insert(
-        "previous".into(),
-        if current > 1 {
-            link(current - 1)
-        } else {
-            Value::none()
-        },
-    );
-    map.insert(
-        "next".into(),
-        if current < total_pages {
-            link(current + 1)
-        } else {
-            Value::none()
-        },
-    );
-    // A window around the current page plus the first and last: listing all 550 pages of
-    // an 11,000-case archive on every list page would make the lists quadratic in size.
-    let mut pages: Vec<Value> = Vec::new();
-    let mut last_shown = 0;
-    for n in 1..=total_pages {
-        let shown = n == 1 || n == total_pages || n.abs_diff(current) <= 2;
-        if !shown {
-            continue;
-        }
-        if n > last_shown + 1 {
-            let mut gap = tera::Map::new();
-            gap.insert("gap".into(), Value::from(true));
-            pages.push(Value::from(gap));
-        }
-        let mut m = tera::Map::new();
-        m.insert("number".into(), Value::from(n));
-        m.insert("path".into(), link(n));
-        m.insert("gap".into(), Value::from(false));
-        pages.push(Value::from(m));
-        last_shown = n;
-    }
-    map.insert("pages".into(), Value::from(pages));
-    Value::from(map)
-}
-
-/// Every broken `@/` link of the corpus; used when loading failed, so link errors are
-/// reported together with the content errors.
-pub fn markdown_link_errors(config: &Config, corpus: &Corpus) -> Vec<Diagnostic> {
-    match render_markdown(config, corpus, None) {
-        Ok(_) => Vec::new(),
-        Err(e) => e.diagnostics().to_vec(),
-    }
-}
-
-/// Markdown of every section and page, in parallel, with all broken links collected; pages
-/// that `reuse` knows unchanged are taken from it.
-fn render_markdown(
-    config: &Config,
-    corpus: &Corpus,
-    reuse: Option<&Reuse>,
-) -> Result<(Vec<Rendered>, Vec<Arc<Rendered>>)> {
-    let one = |meta: &Meta| {
-        let mut diags = Vec::new();
-        let resolve = |target: &str| {
-            corpus
-                .resolve(target, &meta.lang, &config.default_language)
-                .map(str::to_string)
-                .or_else(|| corpus.failed_keys.contains(target).then(|| "#".to_string()))
-        };
-        let rendered = markdown::render(
-            &meta.body,
-            &markdown::Source {
-                path: &meta.source,
-                first_line: meta.body_line,
-            },
-            &resolve,
-            &mut diags,
-        );
-        (rendered, diags)
-    };
-    let sections: Vec<_> = corpus.sections.par_iter().map(|s| one(&s.meta)).collect();
-    let pages: Vec<_> = corpus
-        .pages
-        .par_iter()
-        .enumerate()
-        .map(|(i, p)| match reuse {
-            Some(reuse) if reuse.unchanged(i) => (reuse.prepared.page_md[i].clone(), Vec::new()),
-            _ => {
-                let (rendered, diags) = one(&p.meta);
-                (Arc::new(rendered), diags)
-            }
-        })
-        .collect();
-    let mut diags = Diagnostics::default();
-    fn split<R>(v: Vec<(R, Vec<Diagnostic>)>, diags: &mut Diagnostics) -> Vec<R> {
-        v.into_iter()
-            .map(|(r, d)| {
-                diags.extend(d);
-                r
-            })
-            .collect::<Vec<_>>()
-    }
-    let sections = split(sections, &mut diags);
-    let pages = split(pages, &mut diags);
-    diags.finish((sections, pages))
 }

@@ -1,0 +1,297 @@
+//! The search and image settings: `[search]` and `[images]`.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::CaseSchema;
+use crate::error::{Diagnostics, Located, did_you_mean};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(super) struct RawSearch {
+    enabled: bool,
+    identifiers: Option<Spanned<Vec<String>>>,
+    weights: RawWeights,
+    results_per_page: Spanned<i64>,
+}
+
+impl Default for RawSearch {
+    fn default() -> Self {
+        RawSearch {
+            enabled: true,
+            identifiers: None,
+            weights: RawWeights::default(),
+            results_per_page: Spanned::new(0..0, 10),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawWeights {
+    title: Spanned<f64>,
+    identifier: Spanned<f64>,
+    fields: Spanned<f64>,
+    text: Spanned<f64>,
+}
+
+impl Default for RawWeights {
+    fn default() -> Self {
+        let w = |v| Spanned::new(0..0, v);
+        RawWeights {
+            title: w(4.0),
+            identifier: w(8.0),
+            fields: w(2.0),
+            text: w(1.0),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(super) struct RawImages {
+    widths: Spanned<Vec<u32>>,
+    quality: Spanned<u8>,
+    placeholder_width: u32,
+    case_sensitivity: Spanned<String>,
+    page_sensitivity: Spanned<String>,
+    max_width: u32,
+    max_height: u32,
+    max_pixels: u64,
+    cache_dir: String,
+    redact_color: Spanned<String>,
+}
+
+impl Default for RawImages {
+    fn default() -> Self {
+        RawImages {
+            widths: Spanned::new(0..0, vec![400, 1200]),
+            quality: Spanned::new(0..0, 82),
+            placeholder_width: 24,
+            case_sensitivity: Spanned::new(0..0, "graphic".into()),
+            page_sensitivity: Spanned::new(0..0, "none".into()),
+            max_width: 20_000,
+            max_height: 20_000,
+            max_pixels: 100_000_000,
+            cache_dir: ".casebook-cache".into(),
+            redact_color: Spanned::new(0..0, "#000000".into()),
+        }
+    }
+}
+
+/// The static search index: on or off, what counts as an identifier, field weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchConfig {
+    pub enabled: bool,
+    /// Case fields matched exactly as identifiers; an entry of several fields joined by `/`
+    /// (`detainee_number/branch`) is matched as one identifier such as `2761/215`.
+    pub identifiers: Vec<Vec<String>>,
+    pub weights: SearchWeights,
+    pub results_per_page: usize,
+}
+
+/// BM25F field weights: how much a match in each field counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchWeights {
+    pub title: f64,
+    pub identifier: f64,
+    pub fields: f64,
+    pub text: f64,
+}
+
+/// How photographs are published: sizes, quality, limits, defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImageConfig {
+    /// Widths of the derivatives, ascending; never upscaled.
+    pub widths: Vec<u32>,
+    /// JPEG quality, 1 to 100.
+    pub quality: u8,
+    /// Width of the blurred placeholder shown instead of graphic photographs.
+    pub placeholder_width: u32,
+    pub case_sensitivity: Sensitivity,
+    pub page_sensitivity: Sensitivity,
+    pub max_width: u32,
+    pub max_height: u32,
+    pub max_pixels: u64,
+    /// Relative to the site root.
+    pub cache_dir: PathBuf,
+    /// The colour of `fill` redactions.
+    pub redact_color: [u8; 3],
+}
+
+impl ImageConfig {
+    pub fn largest_width(&self) -> u32 {
+        self.widths.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// How carefully a photograph is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sensitivity {
+    /// Shown directly.
+    None,
+    /// Shown under a warning.
+    Sensitive,
+    /// Never shown unasked: a blurred placeholder until the visitor chooses to see it.
+    Graphic,
+}
+
+impl Sensitivity {
+    pub const NAMES: [&'static str; 3] = ["none", "sensitive", "graphic"];
+
+    pub fn parse(s: &str) -> Option<Sensitivity> {
+        Some(match s {
+            "none" => Sensitivity::None,
+            "sensitive" => Sensitivity::Sensitive,
+            "graphic" => Sensitivity::Graphic,
+            _ => return None,
+        })
+    }
+}
+
+/// Validates `[search]`.
+pub(super) fn resolve_search(
+    raw: RawSearch,
+    cases: Option<&CaseSchema>,
+    file: Located,
+    diags: &mut Diagnostics,
+) -> SearchConfig {
+    let mut weight = |w: &Spanned<f64>, name: &str| {
+        let v = *w.get_ref();
+        if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
+            diags.push(
+                file.at(w.span(), format!("search weight {v} is out of range"))
+                    .field(format!("search.weights.{name}"))
+                    .hint("use a number from 0 (not searched) to 1000; the defaults are title 4, identifier 8, fields 2, text 1"),
+            );
+        }
+        v.clamp(0.0, 1000.0)
+    };
+    let weights = SearchWeights {
+        title: weight(&raw.weights.title, "title"),
+        identifier: weight(&raw.weights.identifier, "identifier"),
+        fields: weight(&raw.weights.fields, "fields"),
+        text: weight(&raw.weights.text, "text"),
+    };
+    let per_page = *raw.results_per_page.get_ref();
+    if !(1..=100).contains(&per_page) {
+        diags.push(
+            file.at(raw.results_per_page.span(), "must be between 1 and 100")
+                .field("search.results_per_page"),
+        );
+    }
+    let identifiers = match (&raw.identifiers, cases) {
+        (Some(list), Some(schema)) => {
+            let mut out = Vec::new();
+            for entry in list.get_ref() {
+                let parts: Vec<String> = entry.split('/').map(|p| p.trim().to_string()).collect();
+                for part in &parts {
+                    if schema.field(part).is_none() {
+                        diags.push(
+                            file.at(list.span(), format!("`{part}` is not a case field"))
+                                .field("search.identifiers")
+                                .hint(did_you_mean(part, schema.fields.iter().map(|f| f.name.as_str())).unwrap_or_else(|| "name fields declared in [[cases.fields]], or several joined by `/`".into())),
+                        );
+                    }
+                }
+                out.push(parts);
+            }
+            out
+        }
+        (Some(list), None) => {
+            diags.push(
+                file.at(list.span(), "search identifiers need a case schema")
+                    .field("search.identifiers")
+                    .hint("declare [cases] first, or remove `identifiers`"),
+            );
+            Vec::new()
+        }
+        (None, Some(schema)) => vec![vec![schema.id_field.clone()]],
+        (None, None) => Vec::new(),
+    };
+    SearchConfig {
+        enabled: raw.enabled,
+        identifiers,
+        weights,
+        results_per_page: per_page.clamp(1, 100) as usize,
+    }
+}
+
+/// Validates `[images]`.
+pub(super) fn resolve_images(
+    raw: RawImages,
+    file: Located,
+    diags: &mut Diagnostics,
+) -> ImageConfig {
+    let mut widths = raw.widths.get_ref().clone();
+    widths.sort_unstable();
+    widths.dedup();
+    if widths.is_empty() || widths.iter().any(|&w| !(16..=8192).contains(&w)) {
+        diags.push(
+            file.at(
+                raw.widths.span(),
+                "image widths must be between 16 and 8192 pixels, at least one",
+            )
+            .field("images.widths")
+            .hint("for example widths = [400, 1200]"),
+        );
+    }
+    let quality = *raw.quality.get_ref();
+    if !(1..=100).contains(&quality) {
+        diags.push(
+            file.at(
+                raw.quality.span(),
+                format!("JPEG quality {quality} is out of range"),
+            )
+            .field("images.quality")
+            .hint("use a number from 1 to 100; 80 to 85 suits photographs"),
+        );
+    }
+    let mut sensitivity = |s: &Spanned<String>, field: &str| {
+        Sensitivity::parse(s.get_ref()).unwrap_or_else(|| {
+            diags.push(
+                file.at(s.span(), format!("unknown sensitivity `{}`", s.get_ref()))
+                    .field(field.to_string())
+                    .hint(format!("use one of: {}", Sensitivity::NAMES.join(", "))),
+            );
+            Sensitivity::Graphic
+        })
+    };
+    let case_sensitivity = sensitivity(&raw.case_sensitivity, "images.case_sensitivity");
+    let page_sensitivity = sensitivity(&raw.page_sensitivity, "images.page_sensitivity");
+    let redact_color = parse_hex_color(raw.redact_color.get_ref()).unwrap_or_else(|| {
+        diags.push(
+            file.at(
+                raw.redact_color.span(),
+                format!("`{}` is not a colour", raw.redact_color.get_ref()),
+            )
+            .field("images.redact_color")
+            .hint("write it as \"#rrggbb\", e.g. \"#000000\""),
+        );
+        [0, 0, 0]
+    });
+    ImageConfig {
+        widths,
+        quality,
+        placeholder_width: raw.placeholder_width.clamp(8, 64),
+        case_sensitivity,
+        page_sensitivity,
+        max_width: raw.max_width,
+        max_height: raw.max_height,
+        max_pixels: raw.max_pixels,
+        cache_dir: PathBuf::from(raw.cache_dir),
+        redact_color,
+    }
+}
+
+fn parse_hex_color(s: &str) -> Option<[u8; 3]> {
+    let hex = s.strip_prefix('#')?;
+    if hex.len() != 6 {
+        return None;
+    }
+    let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+    Some([byte(0)?, byte(2)?, byte(4)?])
+}

@@ -1,0 +1,367 @@
+//! Assembling parsed files into a `Corpus`: the section tree, translations, case routing,
+//! attachments, duplicate cases and `@/` link targets.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::parse::{section_url, with_lang};
+use super::*;
+
+pub(super) fn assemble(
+    config: &Config,
+    parsed: Vec<Parsed>,
+    other_files: &[PathBuf],
+    content_dir: &Path,
+    diags: &mut Diagnostics,
+) -> Corpus {
+    let mut corpus = Corpus::default();
+    let case_dir = config.cases.as_ref().map(|s| s.section.as_str());
+    let mut section_index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let (section_files, page_files): (Vec<_>, Vec<_>) = parsed
+        .into_iter()
+        .partition(|p| p.kind == FileKind::SectionIndex);
+
+    for p in section_files {
+        let mut meta = p.meta;
+        meta.key = p.key.clone();
+        meta.path = with_lang(config, &p.lang, &section_url(&p.dir));
+        section_index.insert((p.dir.clone(), p.lang.clone()), corpus.sections.len());
+        corpus.sections.push(Section {
+            meta,
+            is_case_collection: Some(p.dir.as_str()) == case_dir,
+            dir: p.dir,
+            paginate_by: p.standard.paginate_by,
+            pages: Vec::new(),
+            subsections: Vec::new(),
+        });
+    }
+    if corpus.root_section(&config.default_language).is_none() {
+        diags.push(
+            Diagnostic::new("content/_index.md", "the home page is missing").hint(
+                "create content/_index.md with at least `title = \"...\"` in its front matter",
+            ),
+        );
+    }
+
+    let photo_sources: HashSet<PathBuf> = page_files
+        .iter()
+        .flat_map(|p| p.meta.photos.iter().map(|s| s.source.clone()))
+        .collect();
+
+    // Pages, attached to the section of their folder in their language.
+    let mut translated_cases: BTreeMap<String, Vec<Parsed>> = BTreeMap::new();
+    for p in page_files {
+        let section_dir = match p.kind {
+            FileKind::BundleIndex => p.dir.rsplit_once('/').map_or("", |(d, _)| d).to_string(),
+            _ => p.dir.clone(),
+        };
+        let Some(&section) = section_index.get(&(section_dir.clone(), p.lang.clone())) else {
+            let wanted = if p.lang == config.default_language {
+                format!("{section_dir}/_index.md")
+            } else {
+                format!("{section_dir}/_index.{}.md", p.lang)
+            };
+            diags.push(
+                Diagnostic::new(&p.meta.source, "this page's folder is not a section").hint(
+                    format!(
+                        "create content/{} so the page has a section to belong to",
+                        wanted.trim_start_matches('/')
+                    ),
+                ),
+            );
+            continue;
+        };
+        let is_case = Some(section_dir.as_str()) == case_dir;
+        if is_case && p.lang != config.default_language {
+            translated_cases.entry(p.key.clone()).or_default().push(p);
+            continue;
+        }
+        let page_name = match p.kind {
+            FileKind::BundleIndex => p.dir.rsplit('/').next().unwrap_or_default().to_string(),
+            _ => p.stem.clone(),
+        };
+        let slug = match (&p.case, &p.standard.slug) {
+            (Some(c), _) => c.id.clone(),
+            (None, Some(s)) => slug::slugify(s),
+            (None, None) => slug::slugify(&page_name),
+        };
+        let mut meta = p.meta;
+        meta.key = p.key.clone();
+        meta.path = format!("{}{slug}/", corpus.sections[section].meta.path);
+        if p.kind == FileKind::BundleIndex && p.lang == config.default_language && !is_case {
+            // Bundle attachments are published once, beside the default-language page. Case
+            // folders hold source photographs: nothing in them is ever copied as it is.
+            let bundle_dir = format!("{}/", p.dir);
+            for f in other_files {
+                let rel = to_slash(f);
+                if let Some(name) = rel.strip_prefix(&bundle_dir) {
+                    if !name.contains('/')
+                        && publishable_attachment(&content_dir.join(f), &photo_sources)
+                    {
+                        corpus.assets.push(Asset {
+                            source: content_dir.join(f),
+                            output: format!("{}{name}", meta.path.trim_start_matches('/')),
+                        });
+                    }
+                }
+            }
+        }
+        if is_case && p.case.is_none() {
+            continue; // schema errors were already reported
+        }
+        corpus.pages.push(Page {
+            meta,
+            section,
+            case: p.case,
+            fallback: false,
+        });
+    }
+
+    // Loose files beside `_index.md` belong to the section.
+    for f in other_files {
+        let rel = to_slash(f);
+        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        if let Some(&s) = section_index.get(&(dir.to_string(), config.default_language.clone())) {
+            if Some(dir) != case_dir && publishable_attachment(&content_dir.join(f), &photo_sources)
+            {
+                let name = rel.rsplit('/').next().unwrap_or_default();
+                corpus.assets.push(Asset {
+                    source: content_dir.join(f),
+                    output: format!(
+                        "{}{name}",
+                        corpus.sections[s].meta.path.trim_start_matches('/')
+                    ),
+                });
+            }
+        }
+    }
+
+    add_case_translations(config, &mut corpus, translated_cases, &section_index, diags);
+    check_duplicate_cases(config, &corpus, diags);
+    link_tree(&mut corpus);
+    index_links(config, &mut corpus, diags);
+    corpus
+}
+
+pub(super) fn is_image(path: &Path) -> bool {
+    path.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.as_str()))
+}
+
+/// Whether bytes start like an image file, whatever the file is called (`.jfif`, `.bak`,
+/// no extension...): names lie, signatures do not.
+pub(crate) fn looks_like_image(head: &[u8]) -> bool {
+    head.starts_with(&[0xFF, 0xD8, 0xFF])
+        || head.starts_with(b"\x89PNG")
+        || head.starts_with(b"GIF8")
+        || (head.starts_with(b"RIFF") && head.get(8..12) == Some(&b"WEBP"[..]))
+        || head.starts_with(b"II*\0")
+        || head.starts_with(b"MM\0*")
+        || (head.starts_with(b"BM") && head.get(6..10) == Some(&[0u8, 0, 0, 0][..]))
+        || head.starts_with(&[0xFF, 0x0A])
+        || head.get(4..8) == Some(&b"ftyp"[..])
+        || head.get(4..8) == Some(&b"jP  "[..])
+        || head.get(4..12) == Some(&b"JXL \r\n\x87\n"[..])
+        || head.starts_with(b"<svg")
+        || head.starts_with(b"<?xml")
+}
+
+/// Attachments are copied as they are, so anything that is or may be a photograph is not:
+/// by extension, by content, or because a page lists it in `[[photos]]`.
+pub(super) fn publishable_attachment(path: &Path, photo_sources: &HashSet<PathBuf>) -> bool {
+    if is_image(path) {
+        return false;
+    }
+    if std::fs::canonicalize(path).is_ok_and(|real| photo_sources.contains(&real)) {
+        return false;
+    }
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    !looks_like_image(&head[..n])
+}
+
+/// Cases exist in every language whose case section exists: translated where a
+/// `index.<lang>.md` exists, otherwise the default-language record marked as a fallback.
+pub(super) fn add_case_translations(
+    config: &Config,
+    corpus: &mut Corpus,
+    mut translated: BTreeMap<String, Vec<Parsed>>,
+    section_index: &BTreeMap<(String, String), usize>,
+    diags: &mut Diagnostics,
+) {
+    let Some(case_dir) = config.cases.as_ref().map(|s| s.section.clone()) else {
+        return;
+    };
+    let originals: Vec<usize> = (0..corpus.pages.len())
+        .filter(|&i| corpus.pages[i].case.is_some())
+        .collect();
+    for lang in config.languages.iter().skip(1) {
+        let Some(&section) = section_index.get(&(case_dir.clone(), lang.code.clone())) else {
+            continue;
+        };
+        for &i in &originals {
+            let original = &corpus.pages[i];
+            let translation = translated.get_mut(&original.meta.key).and_then(|v| {
+                v.iter()
+                    .position(|p| p.lang == lang.code)
+                    .map(|j| v.remove(j))
+            });
+            let mut meta = original.meta.clone();
+            meta.lang = lang.code.clone();
+            meta.path = format!(
+                "{}{}/",
+                corpus.sections[section].meta.path,
+                original.case.as_ref().map_or("", |c| c.id.as_str())
+            );
+            let fallback = translation.is_none();
+            if let Some(t) = translation {
+                meta.source = t.meta.source;
+                if !t.meta.title.is_empty() {
+                    meta.title = t.meta.title;
+                }
+                meta.description = t.meta.description.or(meta.description);
+                meta.body = t.meta.body;
+                meta.body_line = t.meta.body_line;
+                meta.extra = t.meta.extra;
+                // The photographs are the original's; a translation may translate their
+                // alt text and captions, matched by file.
+                for photo in &mut meta.photos {
+                    if let Some(tr) = t.meta.photos.iter().find(|p| p.file == photo.file) {
+                        photo.alt = tr.alt.clone();
+                        photo.caption = tr.caption.clone().or(photo.caption.take());
+                    }
+                }
+            }
+            let case = original.case.clone();
+            corpus.pages.push(Page {
+                meta,
+                section,
+                case,
+                fallback,
+            });
+        }
+    }
+    for p in translated.into_values().flatten() {
+        let message = if section_index.contains_key(&(case_dir.clone(), p.lang.clone())) {
+            "this translation has no default-language case file beside it"
+        } else {
+            "the case section has no translation in this language"
+        };
+        diags.push(Diagnostic::new(&p.meta.source, message).hint(format!(
+            "create the default-language index.md beside it, or content/{case_dir}/_index.{}.md",
+            p.lang
+        )));
+    }
+}
+
+pub(super) fn check_duplicate_cases(config: &Config, corpus: &Corpus, diags: &mut Diagnostics) {
+    let Some(schema) = &config.cases else { return };
+    let mut seen: HashMap<&str, &Path> = HashMap::new();
+    for p in corpus
+        .pages
+        .iter()
+        .filter(|p| !p.fallback && p.meta.lang == config.default_language)
+    {
+        if let Some(c) = &p.case {
+            if let Some(first) = seen.insert(&c.id, &p.meta.source) {
+                diags.push(
+                    Diagnostic::new(
+                        &p.meta.source,
+                        format!("case id `{}` is already used by {}", c.id, first.display()),
+                    )
+                    .at(c.id_at.0, c.id_at.1)
+                    .field(&schema.id_field)
+                    .hint("every case needs its own id; change one of the two"),
+                );
+            }
+        }
+    }
+}
+
+/// Sorts pages into their sections and sections into their parents.
+pub(super) fn link_tree(corpus: &mut Corpus) {
+    for (i, page) in corpus.pages.iter().enumerate() {
+        corpus.sections[page.section].pages.push(i);
+    }
+    let parents: Vec<(usize, Option<usize>)> = (0..corpus.sections.len())
+        .map(|i| {
+            let s = &corpus.sections[i];
+            let parent = (!s.dir.is_empty()).then(|| {
+                let parent_dir = s.dir.rsplit_once('/').map_or("", |(d, _)| d);
+                corpus
+                    .sections
+                    .iter()
+                    .position(|p| p.dir == parent_dir && p.meta.lang == s.meta.lang)
+            });
+            (i, parent.flatten())
+        })
+        .collect();
+    for (child, parent) in parents {
+        if let Some(parent) = parent {
+            corpus.sections[parent].subsections.push(child);
+        }
+    }
+    let pages = &corpus.pages;
+    let sections_meta: Vec<Meta> = corpus.sections.iter().map(|s| s.meta.clone()).collect();
+    for s in &mut corpus.sections {
+        s.pages
+            .sort_by(|&a, &b| order(&pages[a].meta, &pages[b].meta));
+        s.subsections
+            .sort_by(|&a, &b| order(&sections_meta[a], &sections_meta[b]));
+    }
+}
+
+pub(super) fn index_links(config: &Config, corpus: &mut Corpus, diags: &mut Diagnostics) {
+    let mut by_path: HashMap<String, PathBuf> = HashMap::new();
+    // Fields borrowed apart: the loop fills `links` and `versions` while reading metas.
+    let metas = corpus
+        .sections
+        .iter()
+        .map(|s| &s.meta)
+        .chain(corpus.pages.iter().map(|p| &p.meta));
+    for m in metas {
+        if let Some(first) = by_path.get(&m.path) {
+            if first != &m.source {
+                diags.push(
+                    Diagnostic::new(
+                        &m.source,
+                        format!("the URL {} is also produced by {}", m.path, first.display()),
+                    )
+                    .hint("rename one of the files or give it a different `slug`"),
+                );
+            }
+        } else {
+            by_path.insert(m.path.clone(), m.source.clone());
+        }
+        corpus
+            .links
+            .insert((m.key.clone(), m.lang.clone()), m.path.clone());
+        corpus
+            .versions
+            .entry(m.key.clone())
+            .or_default()
+            .push((m.lang.clone(), m.path.clone()));
+        // An explicit translation file name (`about.ar.md`) links to that language.
+        if m.lang != config.default_language {
+            let explicit = m.key.replacen(".md", &format!(".{}.md", m.lang), 1);
+            corpus
+                .links
+                .entry((explicit, String::new()))
+                .or_insert_with(|| m.path.clone());
+        }
+    }
+    corpus.source_of_path = by_path;
+    let order: HashMap<&str, usize> = config
+        .languages
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.code.as_str(), i))
+        .collect();
+    for v in corpus.versions.values_mut() {
+        v.sort_by_key(|(lang, _)| order.get(lang.as_str()).copied());
+        v.dedup();
+    }
+}

@@ -1,0 +1,116 @@
+//! Listing `content/`: which files there are, and the parse cache `serve` keeps between
+//! rebuilds so only changed files are read again.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::Parsed;
+use crate::error::{Diagnostic, Error, Result};
+
+/// What parsing one content file gave, kept between rebuilds.
+pub(super) type ParseResult = std::result::Result<Parsed, Vec<Diagnostic>>;
+
+/// Content files parsed by earlier loads (`casebook serve`), so a rebuild re-parses only the
+/// files that changed and lists only the folders that changed. An entry is reused while the
+/// file's size and modification time are unchanged; the watcher also reports every path it
+/// saw change (`forget`), whatever the timestamps say. Parsing depends on the
+/// configuration: clear the cache when it changes.
+#[derive(Default)]
+pub(crate) struct ParseCache {
+    pub(super) files: HashMap<PathBuf, (FileStamp, ParseResult)>,
+    pub(super) listing: Option<Listing>,
+    /// Paths (relative to `content/`) reported changed since the listing was made.
+    pub(super) touched: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct FileStamp {
+    pub(super) len: u64,
+    pub(super) modified: Option<std::time::SystemTime>,
+}
+
+/// The files below `content/`, in the walk's order (by path, component by component).
+#[derive(Clone, Default)]
+pub(super) struct Listing {
+    pub(super) markdown: Vec<(PathBuf, Option<FileStamp>)>,
+    pub(super) other: Vec<PathBuf>,
+}
+
+impl ParseCache {
+    /// Forgets a changed, added or removed file or folder (relative to `content/`).
+    pub fn forget(&mut self, rel: &Path) {
+        self.files.retain(|path, _| !path.starts_with(rel));
+        self.touched.push(rel.to_path_buf());
+    }
+
+    pub fn clear(&mut self) {
+        *self = ParseCache::default();
+    }
+}
+
+/// Lists the files below `content_dir/under`, skipping hidden ones, with timestamps of
+/// markdown files when asked.
+pub(super) fn list(
+    content_dir: &Path,
+    under: &Path,
+    stamps: bool,
+    into: &mut Listing,
+) -> Result<()> {
+    let start = content_dir.join(under);
+    for entry in walkdir::WalkDir::new(&start)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'))
+    {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(&start).to_path_buf();
+            Error::io(&path, e.into())
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(content_dir)
+            .expect("walkdir stays below its root")
+            .to_path_buf();
+        if rel.extension().is_some_and(|e| e == "md") {
+            // Only a cache needs the timestamps; a plain build spares the extra stat calls.
+            let stamp = stamps
+                .then(|| entry.metadata().ok())
+                .flatten()
+                .map(|m| FileStamp {
+                    len: m.len(),
+                    modified: m.modified().ok(),
+                });
+            into.markdown.push((rel, stamp));
+        } else {
+            into.other.push(rel);
+        }
+    }
+    Ok(())
+}
+
+impl Listing {
+    /// Brings the listing up to date with changed paths, listing only those again.
+    pub(super) fn refresh(&mut self, content_dir: &Path, touched: &[PathBuf]) -> Result<()> {
+        let mut relisted = Listing::default();
+        for rel in touched {
+            self.markdown.retain(|(p, _)| !p.starts_with(rel));
+            self.other.retain(|p| !p.starts_with(rel));
+            let hidden = rel
+                .components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+            if !hidden && content_dir.join(rel).exists() {
+                list(content_dir, rel, true, &mut relisted)?;
+            }
+        }
+        self.markdown.extend(relisted.markdown);
+        self.other.extend(relisted.other);
+        self.markdown.sort_by(|a, b| a.0.cmp(&b.0));
+        self.markdown.dedup_by(|a, b| a.0 == b.0);
+        self.other.sort();
+        self.other.dedup();
+        Ok(())
+    }
+}

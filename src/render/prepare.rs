@@ -1,0 +1,185 @@
+//! What every page job is rendered from, computed once per build: each page's markdown, its
+//! list entry and search document, and the facets. A rebuild reuses what it has for pages
+//! that did not change.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use tera::Value;
+
+use super::views::ViewContext;
+use super::{Facet, facets, search_docs};
+use crate::config::Config;
+use crate::content::{Corpus, Meta};
+use crate::error::{Diagnostic, Diagnostics, Result};
+use crate::images::ImageSet;
+use crate::markdown::{self, Rendered};
+
+/// Everything the page jobs are rendered from, computed once per build. `serve` keeps it
+/// between rebuilds so that an edit recomputes only what depends on the changed files.
+pub struct Prepared {
+    pub(super) section_md: Vec<Rendered>,
+    /// Shared, so a rebuild reuses unchanged pages' markdown without copying it.
+    pub(super) page_md: Vec<Arc<Rendered>>,
+    pub(super) items: Vec<Value>,
+    pub(super) section_items: Vec<Value>,
+    pub(super) synthetic: Vec<bool>,
+    pub(crate) facets: Vec<Facet>,
+    /// What the search index is built from, per page (reused for unchanged pages).
+    pub(super) search_docs: Vec<Arc<crate::search::Doc>>,
+}
+
+/// What an earlier preparation of the same site structure lends a new one: its data for
+/// every page not marked as changed.
+pub struct Reuse<'a> {
+    pub prepared: &'a Prepared,
+    pub changed_pages: &'a [bool],
+}
+
+impl Reuse<'_> {
+    fn unchanged(&self, page: usize) -> bool {
+        !self.changed_pages[page]
+    }
+}
+
+/// Markdown, list items, facets and the search index of the whole site.
+pub fn prepare(
+    config: &Config,
+    corpus: &Corpus,
+    images: &ImageSet,
+    reuse: Option<Reuse>,
+) -> Result<Prepared> {
+    let (section_md, page_md) = render_markdown(config, corpus, reuse.as_ref())?;
+    let views = ViewContext {
+        config,
+        corpus,
+        images,
+    };
+    let items: Vec<Value> = corpus
+        .pages
+        .par_iter()
+        .zip(&page_md)
+        .enumerate()
+        .map(|(i, (p, r))| match &reuse {
+            Some(reuse) if reuse.unchanged(i) => reuse.prepared.items[i].clone(),
+            _ => Value::from_serializable(&views.item(&p.meta, r, Some(p))),
+        })
+        .collect();
+    let section_items: Vec<Value> = corpus
+        .sections
+        .iter()
+        .zip(&section_md)
+        .map(|(s, r)| Value::from_serializable(&views.item(&s.meta, r, None)))
+        .collect();
+    let synthetic: Vec<bool> = corpus
+        .pages
+        .iter()
+        .map(|p| match (&config.cases, &p.case) {
+            (Some(_), Some(case)) => case.is_synthetic(),
+            _ => false,
+        })
+        .collect();
+    let facets = facets::compute(config, corpus);
+    let search_docs = search_docs::page_docs(
+        config,
+        corpus,
+        images,
+        &page_md,
+        reuse
+            .as_ref()
+            .map(|r| (r.prepared.search_docs.as_slice(), r.changed_pages)),
+    );
+    Ok(Prepared {
+        section_md,
+        page_md,
+        items,
+        section_items,
+        synthetic,
+        facets,
+        search_docs,
+    })
+}
+
+impl Prepared {
+    /// Each language's search documents and facet tables.
+    pub(crate) fn search_inputs(
+        &self,
+        config: &Config,
+        corpus: &Corpus,
+    ) -> Vec<crate::search::LangInput> {
+        search_docs::inputs(
+            config,
+            corpus,
+            &self.section_md,
+            &self.search_docs,
+            &self.facets,
+        )
+    }
+
+    /// Every page's rendered markdown, in corpus order.
+    pub(crate) fn page_markdown(&self) -> &[Arc<Rendered>] {
+        &self.page_md
+    }
+}
+
+/// Every broken `@/` link of the corpus; used when loading failed, so link errors are
+/// reported together with the content errors.
+pub fn markdown_link_errors(config: &Config, corpus: &Corpus) -> Vec<Diagnostic> {
+    match render_markdown(config, corpus, None) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.diagnostics().to_vec(),
+    }
+}
+
+/// Markdown of every section and page, in parallel, with all broken links collected; pages
+/// that `reuse` knows unchanged are taken from it.
+fn render_markdown(
+    config: &Config,
+    corpus: &Corpus,
+    reuse: Option<&Reuse>,
+) -> Result<(Vec<Rendered>, Vec<Arc<Rendered>>)> {
+    let one = |meta: &Meta| {
+        let mut diags = Vec::new();
+        let resolve = |target: &str| {
+            corpus
+                .resolve(target, &meta.lang, &config.default_language)
+                .map(str::to_string)
+                .or_else(|| corpus.failed_keys.contains(target).then(|| "#".to_string()))
+        };
+        let rendered = markdown::render(
+            &meta.body,
+            &markdown::Source {
+                path: &meta.source,
+                first_line: meta.body_line,
+            },
+            &resolve,
+            &mut diags,
+        );
+        (rendered, diags)
+    };
+    let sections: Vec<_> = corpus.sections.par_iter().map(|s| one(&s.meta)).collect();
+    let pages: Vec<_> = corpus
+        .pages
+        .par_iter()
+        .enumerate()
+        .map(|(i, p)| match reuse {
+            Some(reuse) if reuse.unchanged(i) => (reuse.prepared.page_md[i].clone(), Vec::new()),
+            _ => {
+                let (rendered, diags) = one(&p.meta);
+                (Arc::new(rendered), diags)
+            }
+        })
+        .collect();
+    let mut diags = Diagnostics::default();
+    fn split<R>(v: Vec<(R, Vec<Diagnostic>)>, diags: &mut Diagnostics) -> Vec<R> {
+        v.into_iter()
+            .map(|(r, d)| {
+                diags.extend(d);
+                r
+            })
+            .collect::<Vec<_>>()
+    }
+    let sections = split(sections, &mut diags);
+    let pages = split(pages, &mut diags);
+    diags.finish((sections, pages))
+}

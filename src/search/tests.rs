@@ -1,0 +1,262 @@
+//! Unit tests of the search index: ranking, identifiers, shards, facets, determinism.
+
+use super::*;
+use crate::config::SearchWeights;
+
+fn config() -> SearchConfig {
+    SearchConfig {
+        enabled: true,
+        identifiers: Vec::new(),
+        weights: SearchWeights {
+            title: 4.0,
+            identifier: 8.0,
+            fields: 2.0,
+            text: 1.0,
+        },
+        results_per_page: 10,
+    }
+}
+
+fn doc(title: &str, text: &str) -> Doc {
+    Doc {
+        path: format!("/{}/", title.to_lowercase().replace(' ', "-")),
+        title: title.into(),
+        text: text.into(),
+        ..Doc::default()
+    }
+}
+
+fn input(docs: Vec<Doc>) -> LangInput {
+    LangInput {
+        lang: "en".into(),
+        docs: docs.into_iter().map(Arc::new).collect(),
+        facets: Vec::new(),
+    }
+}
+
+/// The data a file registers, parsed back from its JavaScript.
+fn data(o: &Output) -> (String, serde_json::Value) {
+    let text = String::from_utf8(o.read().unwrap().into_owned()).unwrap();
+    let inner = text
+        .strip_prefix("casebook.search.add(")
+        .unwrap()
+        .strip_suffix(");\n")
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&format!("[{inner}]")).unwrap();
+    (v[0].as_str().unwrap().to_string(), v[1].clone())
+}
+
+fn postings_of(index: &SearchIndex, term: &str) -> Option<Vec<(u64, char)>> {
+    for o in &index.outputs {
+        let (name, v) = data(o);
+        if !name.starts_with('t') {
+            continue;
+        }
+        let list = v.as_array().unwrap();
+        for pair in list.chunks(2) {
+            if pair[0] == term {
+                let s = pair[1].as_str().unwrap();
+                // Deltas and scores alternate: a varint, then one score character.
+                let mut out = Vec::new();
+                let mut rest = s;
+                let mut doc = 0;
+                while !rest.is_empty() {
+                    let len = rest
+                        .bytes()
+                        .position(|b| {
+                            let v = encode::ALPHABET.iter().position(|&a| a == b).unwrap();
+                            v & 32 == 0
+                        })
+                        .unwrap()
+                        + 1;
+                    doc += encode::read_varints(&rest[..len])[0];
+                    let score = rest[len..].chars().next().unwrap();
+                    out.push((doc, score));
+                    rest = &rest[len + 1..];
+                }
+                return Some(out);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn postings_and_title_boost() {
+    let index = build(
+        &config(),
+        &[input(vec![
+            doc("Starvation", "A report."),
+            doc("Other", "Starvation was recorded, with starvation again."),
+            doc("Third", "Nothing here."),
+        ])],
+    );
+    let p = postings_of(&index, "starvation").unwrap();
+    assert_eq!(p.iter().map(|x| x.0).collect::<Vec<_>>(), vec![0, 1]);
+    // A title match outranks two matches in the text.
+    let pos = |c: char| encode::ALPHABET.iter().position(|&a| a as char == c);
+    assert!(pos(p[0].1) > pos(p[1].1), "{p:?}");
+    assert!(postings_of(&index, "nothing").is_some());
+    assert!(postings_of(&index, "absent").is_none());
+}
+
+#[test]
+fn identifiers_are_whole_and_split() {
+    let mut d = doc("Case", "");
+    d.identifiers = vec!["syn-0001".into(), "2761/215".into()];
+    let index = build(&config(), &[input(vec![d])]);
+    for t in ["syn-0001", "syn", "0001", "2761/215", "2761", "215"] {
+        assert!(postings_of(&index, t).is_some(), "{t}");
+    }
+}
+
+#[test]
+fn shards_are_sorted_runs_and_files_are_hashed() {
+    let docs: Vec<Doc> = (0..3000)
+        .map(|i| {
+            doc(
+                &format!("Case {i}"),
+                &format!("word{i} common text n{}", i * 7),
+            )
+        })
+        .collect();
+    let index = build(&config(), &[input(docs)]);
+    let meta = index
+        .outputs
+        .iter()
+        .map(data)
+        .find(|(n, _)| n == "meta")
+        .unwrap()
+        .1;
+    let shards = meta["shards"].as_array().unwrap();
+    assert!(shards.len() > 3, "{}", shards.len());
+    let firsts: Vec<&str> = shards.iter().map(|s| s[0].as_str().unwrap()).collect();
+    let mut sorted = firsts.clone();
+    sorted.sort_by(|a, b| js_order(a, b));
+    assert_eq!(firsts, sorted);
+    // Every term of shard i sorts at or after its first term and before the next first.
+    for (i, s) in shards.iter().enumerate() {
+        let file = s[1].as_str().unwrap();
+        let o = index
+            .outputs
+            .iter()
+            .find(|o| o.path.ends_with(file))
+            .unwrap();
+        let (_, v) = data(o);
+        for pair in v.as_array().unwrap().chunks(2) {
+            let t = pair[0].as_str().unwrap();
+            assert!(js_order(t, firsts[i]).is_ge());
+            if let Some(next) = firsts.get(i + 1) {
+                assert!(js_order(t, next).is_lt());
+            }
+        }
+        // Content-hashed name.
+        use sha2::Digest;
+        let hash = crate::images::hex(&sha2::Sha256::digest(o.read().unwrap()));
+        assert!(file.contains(&hash[..10]), "{file}");
+    }
+    // Chunks hold a bounded number of documents.
+    assert_eq!(meta["chunk"], 16);
+    assert_eq!(meta["docs"].as_array().unwrap().len(), 3000 / 16 + 1);
+}
+
+#[test]
+fn deterministic() {
+    let docs: Vec<Doc> = (0..500)
+        .map(|i| {
+            doc(
+                &format!("Case {i}"),
+                &format!("alpha{} beta gamma{i}", i % 13),
+            )
+        })
+        .collect();
+    let a = build(&config(), &[input(docs.clone())]);
+    let b = build(&config(), &[input(docs)]);
+    let bytes = |i: &SearchIndex| {
+        i.outputs
+            .iter()
+            .map(|o| (o.path.clone(), o.read().unwrap().into_owned()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(bytes(&a), bytes(&b));
+}
+
+#[test]
+fn facet_codes_round_trip() {
+    let facets = vec![
+        FacetTable {
+            name: "branch".into(),
+            label: "Branch".into(),
+            multi: false,
+            values: vec![
+                FacetEntry {
+                    value: "215".into(),
+                    label: "Branch 215".into(),
+                    docs: vec![0, 2],
+                },
+                FacetEntry {
+                    value: "227".into(),
+                    label: "Branch 227".into(),
+                    docs: vec![1],
+                },
+            ],
+        },
+        FacetTable {
+            name: "indicator".into(),
+            label: "Indicator".into(),
+            multi: true,
+            values: (0..3)
+                .map(|i| FacetEntry {
+                    value: format!("v{i}"),
+                    label: format!("V{i}"),
+                    docs: if i == 1 { vec![0, 1] } else { vec![0] },
+                })
+                .collect(),
+        },
+    ];
+    let (meta, groups) = facet_codes(&facets, 4);
+    assert_eq!(groups.len(), 2);
+    assert_eq!(meta[0]["radix"], 3);
+    assert_eq!(meta[1]["group"], 1);
+    let decode = |s: &str| -> Vec<u64> {
+        s.bytes()
+            .map(|b| encode::ALPHABET.iter().position(|&a| a == b).unwrap() as u64)
+            .collect()
+    };
+    // branch: doc 0 and 2 have 215 (digit 1), doc 1 has 227 (2), doc 3 none.
+    assert_eq!(groups[0], (1, "BCBA".to_string()));
+    assert_eq!(decode(&groups[0].1), vec![1, 2, 1, 0]);
+    // indicators: doc 0 all three (0b111), doc 1 only v1 (0b010).
+    assert_eq!(decode(&groups[1].1), vec![7, 2, 0, 0]);
+}
+
+#[test]
+fn list_facets_with_many_values_use_several_characters() {
+    let facets = vec![FacetTable {
+        name: "many".into(),
+        label: "Many".into(),
+        multi: true,
+        values: (0..100)
+            .map(|i| FacetEntry {
+                value: format!("v{i}"),
+                label: format!("V{i}"),
+                docs: if i == 99 { vec![1] } else { vec![0] },
+            })
+            .collect(),
+    }];
+    let (_, groups) = facet_codes(&facets, 2);
+    let (width, text) = &groups[0];
+    assert_eq!(*width, 17);
+    // Value 99 of doc 1: character 16, bit 3.
+    let last = text.as_bytes()[17 + 16];
+    assert_eq!(encode::ALPHABET.iter().position(|&a| a == last), Some(8));
+}
+
+#[test]
+fn summaries_are_cut_at_words() {
+    let long = "word ".repeat(100);
+    let s = summary(&long);
+    assert!(s.ends_with('…'));
+    assert!(s.chars().count() <= SUMMARY_CHARS + 1);
+    assert_eq!(summary("  short   text "), "short text");
+}
