@@ -8,6 +8,9 @@
 //! is marked synthetic; no names are generated. Photographs are shapes and noise with the
 //! word SYNTHETIC drawn across them: never a picture of a person.
 
+// Helpers in the support modules are shared across this crate's modules, not exported.
+#![allow(unreachable_pub)]
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

@@ -10,6 +10,9 @@
 //! (written by the script when Pagefind has indexed the site), Pagefind is measured the
 //! same way.
 
+// Helpers in the support modules are shared across this crate's modules, not exported.
+#![allow(unreachable_pub)]
+
 #[path = "../tests/support/browser.rs"]
 #[allow(dead_code)]
 mod browser;

@@ -13,6 +13,9 @@
 //! The edits change the files the way an editor does (write in place); each waits for the
 //! previous one to finish first.
 
+// Helpers in the support modules are shared across this crate's modules, not exported.
+#![allow(unreachable_pub)]
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -19,12 +19,14 @@ pub struct Diagnostic {
     pub column: usize,
     /// The front-matter or config field concerned, if any.
     pub field: Option<String>,
+    /// What is wrong.
     pub message: String,
+    /// How to fix it, when there is advice to give.
     pub hint: Option<String>,
 }
 
 impl Diagnostic {
-    pub fn new(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Diagnostic {
             path: path.into(),
             line: 0,
@@ -35,23 +37,23 @@ impl Diagnostic {
         }
     }
 
-    pub fn at(mut self, line: usize, column: usize) -> Self {
+    pub(crate) fn at(mut self, line: usize, column: usize) -> Self {
         self.line = line;
         self.column = column;
         self
     }
 
-    pub fn field(mut self, field: impl Into<String>) -> Self {
+    pub(crate) fn field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self
     }
 
-    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+    pub(crate) fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
 
-    pub fn maybe_hint(mut self, hint: Option<String>) -> Self {
+    pub(crate) fn maybe_hint(mut self, hint: Option<String>) -> Self {
         if hint.is_some() {
             self.hint = hint;
         }
@@ -89,21 +91,23 @@ pub enum Error {
     /// A filesystem operation failed; the path says where.
     #[error("{path}: {source}")]
     Io {
+        /// The file or folder.
         path: PathBuf,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
 }
 
 impl Error {
-    pub fn io(path: &Path, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
         Error::Io {
             path: path.to_path_buf(),
             source,
         }
     }
 
-    pub fn one(diagnostic: Diagnostic) -> Self {
+    pub(crate) fn one(diagnostic: Diagnostic) -> Self {
         Error::Diagnostics(vec![diagnostic])
     }
 
@@ -134,31 +138,28 @@ pub fn report(diagnostics: &[Diagnostic], outcome: &str) -> String {
     out
 }
 
+/// The library's result: `Error` unless said otherwise.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Collects diagnostics across a stage so all of them are reported together.
 #[derive(Debug, Default)]
-pub struct Diagnostics(Vec<Diagnostic>);
+pub(crate) struct Diagnostics(Vec<Diagnostic>);
 
 impl Diagnostics {
-    pub fn push(&mut self, d: Diagnostic) {
+    pub(crate) fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }
 
-    pub fn extend(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
+    pub(crate) fn extend(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
         self.0.extend(ds);
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn into_vec(self) -> Vec<Diagnostic> {
+    pub(crate) fn into_vec(self) -> Vec<Diagnostic> {
         self.0
     }
 
     /// `Ok(value)` when nothing was collected, else every diagnostic, sorted by location.
-    pub fn finish<T>(mut self, value: T) -> Result<T> {
+    pub(crate) fn finish<T>(mut self, value: T) -> Result<T> {
         if self.0.is_empty() {
             Ok(value)
         } else {
@@ -170,7 +171,7 @@ impl Diagnostics {
 }
 
 /// "did you mean" for a misspelt name: the closest candidate within a small edit distance.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     wrong: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
@@ -183,7 +184,7 @@ pub fn did_you_mean<'a>(
 }
 
 /// Turns a toml/serde error into a located diagnostic, with "did you mean" for unknown keys.
-pub fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Diagnostic {
+pub(crate) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Diagnostic {
     let (line, column) = e.span().map_or((0, 0), |s| line_col(text, s.start));
     let message = e.message().trim().to_string();
     let mut d = Diagnostic::new(path, message.clone()).at(line, column);
@@ -220,7 +221,7 @@ impl Located<'_> {
 }
 
 /// 1-based line and column of a byte offset in `text`.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;

@@ -1,6 +1,6 @@
 //! casebook: a static archive site generator for evidence archives.
 //!
-//! One build is a pipeline of plain data, written once in [`site`] and shared by
+//! One build is a pipeline of plain data, written once in `site` and shared by
 //! `casebook build`, `check` and `serve`: configuration → content and theme → images →
 //! pages → search index → whole-site files → manifest. Each stage takes what the previous
 //! one produced and returns new data, so stages can be tested alone, `serve` can redo only
@@ -13,7 +13,7 @@ mod charts;
 mod check;
 mod config;
 mod content;
-pub mod error;
+mod error;
 mod html;
 mod images;
 mod init;
@@ -31,7 +31,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use error::{Diagnostic, Error, Result};
+pub use error::{Diagnostic, Error, Result, report};
 pub use html::percent_decode;
 pub use images::manifest::Verified;
 pub use init::init;
@@ -39,11 +39,13 @@ pub use init::init;
 /// What `casebook build` and `casebook check` are asked to do.
 #[derive(Debug, Clone, Default)]
 pub struct BuildOptions {
+    /// The site folder (holding `casebook.toml`).
     pub root: PathBuf,
     /// Defaults to `<root>/public`.
     pub output: Option<PathBuf>,
     /// Replaces `base_url` from the config (e.g. for a staging host).
     pub base_url: Option<String>,
+    /// Include pages marked `draft = true`.
     pub drafts: bool,
     /// Links name `index.html` so the site works opened from disk.
     pub portable: bool,
@@ -65,11 +67,13 @@ impl fmt::Debug for Progress {
 /// What a build produced, for the summary line.
 #[derive(Debug, Clone)]
 pub struct BuildReport {
+    /// Where the site was written (empty for `check`).
     pub output: PathBuf,
     /// HTML pages, every language and every page of every list.
     pub pages: usize,
     /// Case records, counted once whatever the number of languages they are shown in.
     pub cases: usize,
+    /// Files of the site, pages included.
     pub files: usize,
     /// Wall time of each stage, in order, for `--timings`.
     pub timings: Vec<(&'static str, Duration)>,

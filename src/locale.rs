@@ -54,7 +54,7 @@ pub(crate) fn list_separator(lang: &str) -> &'static str {
 
 /// The digits a language's numbers and dates are written in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Digits {
+pub(crate) enum Digits {
     /// 0123456789
     #[default]
     Latin,

@@ -100,7 +100,7 @@ fn print_failure(diagnostics: &[casebook::Diagnostic]) {
     let them = if diagnostics.len() == 1 { "it" } else { "them" };
     eprintln!(
         "{}",
-        casebook::error::report(
+        casebook::report(
             diagnostics,
             &format!("the browser shows {them} until the next good build")
         )
@@ -214,7 +214,10 @@ fn serve(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::io(std::path::Path::new("runtime"), e))?;
+        .map_err(|source| Error::Io {
+            path: "runtime".into(),
+            source,
+        })?;
     let _ = runtime.block_on(tokio::signal::ctrl_c());
     let url = server.url.clone();
     server.stop();

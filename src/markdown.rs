@@ -12,37 +12,37 @@ use serde::Serialize;
 
 use crate::error::{Diagnostic, line_col};
 
-pub const SUMMARY_MARKER: &str = "<!-- more -->";
+pub(crate) const SUMMARY_MARKER: &str = "<!-- more -->";
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Rendered {
-    pub html: String,
+pub(crate) struct Rendered {
+    pub(crate) html: String,
     /// HTML of everything before `<!-- more -->`, if the marker is present.
-    pub summary: Option<String>,
-    pub toc: Vec<TocEntry>,
-    pub word_count: usize,
+    pub(crate) summary: Option<String>,
+    pub(crate) toc: Vec<TocEntry>,
+    pub(crate) word_count: usize,
     /// The text without markup, blocks separated by spaces, for the search index.
     #[serde(skip)]
-    pub text: String,
+    pub(crate) text: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct TocEntry {
-    pub level: u8,
-    pub id: String,
-    pub title: String,
-    pub children: Vec<TocEntry>,
+pub(crate) struct TocEntry {
+    pub(crate) level: u8,
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) children: Vec<TocEntry>,
 }
 
 /// Where a markdown text came from, so errors point into the right file and line.
-pub struct Source<'a> {
-    pub path: &'a Path,
+pub(crate) struct Source<'a> {
+    pub(crate) path: &'a Path,
     /// The file line on which the text starts.
-    pub first_line: usize,
+    pub(crate) first_line: usize,
 }
 
 /// Renders `text`; `resolve` maps an `@/` target (without the fragment) to a URL path.
-pub fn render(
+pub(crate) fn render(
     text: &str,
     source: &Source,
     resolve: &dyn Fn(&str) -> Option<String>,
@@ -203,7 +203,7 @@ fn plain_text(events: &[Event]) -> String {
 
 /// Heading ids keep non-Latin scripts readable (Arabic headings stay Arabic), lowercase,
 /// with spaces turned into hyphens and punctuation dropped.
-pub fn slugify_heading(title: &str) -> String {
+pub(crate) fn slugify_heading(title: &str) -> String {
     let mut out = String::new();
     for c in title.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {

@@ -14,12 +14,12 @@ use crate::error::{Diagnostic, Error, Result};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
     /// Path relative to the output folder, `/`-separated (`cases/syn-0001/index.html`).
-    pub path: String,
-    pub data: Data,
+    pub(crate) path: String,
+    pub(crate) data: Data,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Data {
+pub(crate) enum Data {
     Bytes(Vec<u8>),
     /// Copied from a source file as it is (attachments, never images).
     Copy(PathBuf),
@@ -33,7 +33,7 @@ pub enum Data {
 }
 
 impl Output {
-    pub fn bytes(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+    pub(crate) fn bytes(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
         Output {
             path: path.into(),
             data: Data::Bytes(bytes.into()),
@@ -50,7 +50,7 @@ impl Output {
 }
 
 /// The output file for a URL path: `/cases/` -> `cases/index.html`.
-pub fn file_for_url(url_path: &str) -> String {
+pub(crate) fn file_for_url(url_path: &str) -> String {
     let trimmed = url_path.trim_start_matches('/');
     if trimmed.is_empty() || trimmed.ends_with('/') {
         format!("{trimmed}index.html")
@@ -60,7 +60,7 @@ pub fn file_for_url(url_path: &str) -> String {
 }
 
 /// Refuses output folders whose replacement would destroy the site's sources.
-pub fn check_output_dir(root: &Path, out: &Path) -> Result<()> {
+pub(crate) fn check_output_dir(root: &Path, out: &Path) -> Result<()> {
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let (root_abs, out_abs) = (abs(root), abs(out));
     let dangerous = out_abs == root_abs
@@ -84,7 +84,7 @@ pub fn check_output_dir(root: &Path, out: &Path) -> Result<()> {
 /// next build only rewrites the files that differ from it. Creating files and folders is
 /// the slowest part of a build on many disks, so an unchanged archive of 15,000 pages is
 /// re-published without writing them again, yet the swap stays atomic.
-pub fn write(outputs: &[&Output], out: &Path) -> Result<()> {
+pub(crate) fn write(outputs: &[&Output], out: &Path) -> Result<()> {
     let parent = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

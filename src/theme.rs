@@ -22,18 +22,18 @@ struct ThemeFile {
     bytes: Vec<u8>,
 }
 
-pub struct Theme {
-    pub tera: Tera,
+pub(crate) struct Theme {
+    pub(crate) tera: Tera,
     /// Template name -> source, for working out which pages a template edit affects.
-    pub templates: BTreeMap<String, String>,
+    pub(crate) templates: BTreeMap<String, String>,
     /// Language -> key -> text.
-    pub strings: BTreeMap<String, BTreeMap<String, String>>,
+    pub(crate) strings: BTreeMap<String, BTreeMap<String, String>>,
     /// Output path -> bytes, theme files first, overridden by the site's `static/`.
-    pub static_files: BTreeMap<String, Vec<u8>>,
+    pub(crate) static_files: BTreeMap<String, Vec<u8>>,
 }
 
 impl Theme {
-    pub fn load(config: &Config) -> Result<Theme> {
+    pub(crate) fn load(config: &Config) -> Result<Theme> {
         let mut diags = Diagnostics::default();
         let theme_dir = config.root.join("themes").join(&config.theme);
         let theme_files = if theme_dir.is_dir() {
@@ -150,7 +150,7 @@ impl Theme {
 impl Theme {
     /// The templates `name` is built from: itself and, transitively, every template it
     /// extends, includes or imports.
-    pub fn template_closure(&self, name: &str) -> std::collections::BTreeSet<String> {
+    pub(crate) fn template_closure(&self, name: &str) -> std::collections::BTreeSet<String> {
         let mut seen = std::collections::BTreeSet::new();
         let mut todo = vec![name.to_string()];
         while let Some(next) = todo.pop() {
@@ -189,7 +189,7 @@ fn referenced_templates(source: &str) -> Vec<String> {
 }
 
 /// Tera errors nest their causes; publishers need all of them on one line.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

@@ -1,5 +1,8 @@
 //! casebook's integration tests: one binary over small fixture sites in `tests/fixtures/`.
 
+// Helpers in the support modules are shared across this crate's modules, not exported.
+#![allow(unreachable_pub)]
+
 mod support;
 
 mod build;

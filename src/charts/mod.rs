@@ -22,7 +22,7 @@
 //! with CSS classes instead of colours, `viewBox` scaling, a mirrored layout for Arabic and
 //! byte-stable numbers.
 
-pub mod svg;
+pub(crate) mod svg;
 
 use tera::{Kwargs, State, Tera, TeraResult, Value};
 
@@ -35,7 +35,7 @@ const ARGUMENTS: &[&str] = &[
 ];
 
 /// Adds `chart()` to the theme's templates.
-pub fn register(tera: &mut Tera) {
+pub(crate) fn register(tera: &mut Tera) {
     tera.register_function("chart", ChartFunction);
 }
 

@@ -12,7 +12,7 @@ use crate::html::escape as esc;
 use crate::locale::Digits;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Horizontal bars, one row per category, labels beside them.
     Bar,
     /// Vertical columns along a time axis.
@@ -20,46 +20,46 @@ pub enum Kind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bar {
+pub(crate) struct Bar {
     /// The value's key (`215`, `2013-05`), kept in `data-key` for tests and scripts.
-    pub key: String,
-    pub label: String,
+    pub(crate) key: String,
+    pub(crate) label: String,
     /// A label under the time axis at this column (the year, at its first month).
-    pub tick: Option<String>,
-    pub count: u64,
+    pub(crate) tick: Option<String>,
+    pub(crate) count: u64,
     /// The page listing exactly the cases this bar counts.
-    pub href: Option<String>,
+    pub(crate) href: Option<String>,
 }
 
 /// The texts a chart shows besides its data, in the page's language.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Texts {
+pub(crate) struct Texts {
     /// The heading of the table's first column (`Branch`, `Month`).
-    pub category: String,
+    pub(crate) category: String,
     /// The heading of the counts column.
-    pub count: String,
+    pub(crate) count: String,
     /// The `<summary>` that opens the table.
-    pub table: String,
+    pub(crate) table: String,
     /// Shown instead of bars when there is nothing to count.
-    pub empty: String,
+    pub(crate) empty: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Chart {
+pub(crate) struct Chart {
     /// Unique within the page; the title, description and table are named after it.
-    pub id: String,
-    pub kind: Kind,
-    pub title: String,
+    pub(crate) id: String,
+    pub(crate) kind: Kind,
+    pub(crate) title: String,
     /// The main finding in one or two sentences, for `<desc>` and the caption.
-    pub desc: String,
-    pub bars: Vec<Bar>,
-    pub rtl: bool,
+    pub(crate) desc: String,
+    pub(crate) bars: Vec<Bar>,
+    pub(crate) rtl: bool,
     /// The compact form for a sidebar or a list page's header.
-    pub small: bool,
-    pub digits: Digits,
-    pub texts: Texts,
+    pub(crate) small: bool,
+    pub(crate) digits: Digits,
+    pub(crate) texts: Texts,
     /// Set when the data includes synthetic sample records: (badge, note).
-    pub sample: Option<(String, String)>,
+    pub(crate) sample: Option<(String, String)>,
 }
 
 const WIDTH: f64 = 640.0;
@@ -68,12 +68,12 @@ const FONT: f64 = 13.0;
 const GLYPH: f64 = 7.4;
 
 impl Chart {
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.bars.iter().map(|b| b.count).sum()
     }
 
     /// The whole `<figure>`: caption, SVG and the data table.
-    pub fn to_html(&self) -> String {
+    pub(crate) fn to_html(&self) -> String {
         let mut out = String::with_capacity(2048 + self.bars.len() * 300);
         let kind = match self.kind {
             Kind::Bar => "chart-bar",
@@ -110,7 +110,7 @@ impl Chart {
     /// The SVG alone: `role="img"`, named by its `<title>` and described by its `<desc>`.
     /// Bars link to their pages for pointer users; keyboard and screen-reader users get the
     /// same links in the table, so the bars' links stay out of the tab order.
-    pub fn svg(&self) -> String {
+    pub(crate) fn svg(&self) -> String {
         let (height, body) = if self.total() == 0 {
             self.draw_empty()
         } else {

@@ -20,7 +20,7 @@ use crate::site::State;
 /// Every segment of a JPEG, scans included: (marker, payload). Metadata can hide between
 /// the scans of a progressive JPEG or after its end, so the whole file is walked; bytes
 /// after the end-of-image marker are reported as a pseudo-segment 0x00.
-pub fn jpeg_segments(bytes: &[u8]) -> Result<Vec<(u8, &[u8])>, String> {
+pub(super) fn jpeg_segments(bytes: &[u8]) -> Result<Vec<(u8, &[u8])>, String> {
     if bytes.len() < 4 || bytes[0] != 0xFF || bytes[1] != 0xD8 {
         return Err("not a JPEG".into());
     }
@@ -65,7 +65,7 @@ pub fn jpeg_segments(bytes: &[u8]) -> Result<Vec<(u8, &[u8])>, String> {
 }
 
 /// Why a JPEG's segments are not "a plain JFIF header and image data", if they are not.
-pub fn jpeg_metadata_problem(bytes: &[u8]) -> Option<String> {
+pub(super) fn jpeg_metadata_problem(bytes: &[u8]) -> Option<String> {
     let segments = match jpeg_segments(bytes) {
         Ok(s) => s,
         Err(e) => return Some(e),

@@ -21,11 +21,11 @@ use toml::Spanned;
 use crate::error::{Diagnostic, Diagnostics, Error, Located, Result, toml_error};
 use crate::locale::{self, Digits};
 use schema::RawCases;
-pub use schema::{CaseSchema, FieldDef, FieldType, is_url_safe};
-pub use settings::{ImageConfig, SearchConfig, SearchWeights, Sensitivity};
+pub(crate) use schema::{CaseSchema, FieldDef, FieldType, is_url_safe};
+pub(crate) use settings::{ImageConfig, SearchConfig, SearchWeights, Sensitivity};
 use settings::{RawImages, RawSearch};
 
-pub const CONFIG_FILE: &str = "casebook.toml";
+pub(crate) const CONFIG_FILE: &str = "casebook.toml";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -80,39 +80,39 @@ fn yes() -> bool {
 
 /// The validated configuration.
 #[derive(Debug, Clone)]
-pub struct Config {
-    pub root: PathBuf,
-    pub title: String,
-    pub description: String,
+pub(crate) struct Config {
+    pub(crate) root: PathBuf,
+    pub(crate) title: String,
+    pub(crate) description: String,
     /// Always ends with `/`.
-    pub base_url: String,
-    pub default_language: String,
+    pub(crate) base_url: String,
+    pub(crate) default_language: String,
     /// The default language first, then the others in the order given.
-    pub languages: Vec<Language>,
-    pub theme: String,
-    pub paginate_by: usize,
-    pub minify: bool,
-    pub feed_limit: usize,
-    pub cases: Option<CaseSchema>,
-    pub images: ImageConfig,
-    pub search: SearchConfig,
+    pub(crate) languages: Vec<Language>,
+    pub(crate) theme: String,
+    pub(crate) paginate_by: usize,
+    pub(crate) minify: bool,
+    pub(crate) feed_limit: usize,
+    pub(crate) cases: Option<CaseSchema>,
+    pub(crate) images: ImageConfig,
+    pub(crate) search: SearchConfig,
     /// Digits per language; languages not listed use Latin digits.
-    pub digits: BTreeMap<String, Digits>,
+    pub(crate) digits: BTreeMap<String, Digits>,
     /// The site's title and description in the other languages (`[translations.<lang>]`).
-    pub site_texts: BTreeMap<String, (String, String)>,
-    pub extra: toml::Table,
+    pub(crate) site_texts: BTreeMap<String, (String, String)>,
+    pub(crate) extra: toml::Table,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Language {
-    pub code: String,
+pub(crate) struct Language {
+    pub(crate) code: String,
     /// `ltr` or `rtl`.
-    pub dir: &'static str,
+    pub(crate) dir: &'static str,
 }
 
 impl Config {
     /// Reads `casebook.toml` under `root`.
-    pub fn load(root: &Path) -> Result<Config> {
+    pub(crate) fn load(root: &Path) -> Result<Config> {
         let path = root.join(CONFIG_FILE);
         let text = std::fs::read_to_string(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
@@ -128,14 +128,14 @@ impl Config {
     }
 
     /// Parses and validates config text; `display_path` names the file in diagnostics.
-    pub fn parse(text: &str, root: &Path, display_path: &Path) -> Result<Config> {
+    pub(crate) fn parse(text: &str, root: &Path, display_path: &Path) -> Result<Config> {
         let raw: RawConfig =
             toml::from_str(text).map_err(|e| Error::one(toml_error(display_path, text, &e)))?;
         resolve(raw, text, root, display_path)
     }
 
     /// Replaces `base_url` (from `--base-url`), with the same validation as the config key.
-    pub fn set_base_url(&mut self, url: &str) -> Result<()> {
+    pub(crate) fn set_base_url(&mut self, url: &str) -> Result<()> {
         self.base_url = normalize_base_url(url).map_err(|message| {
             Error::one(Diagnostic::new("--base-url", message).hint(BASE_URL_HINT))
         })?;
@@ -143,28 +143,28 @@ impl Config {
     }
 
     /// The site's title in `lang`.
-    pub fn title_in(&self, lang: &str) -> &str {
+    pub(crate) fn title_in(&self, lang: &str) -> &str {
         self.site_texts.get(lang).map_or(&self.title, |t| &t.0)
     }
 
     /// The site's description in `lang`.
-    pub fn description_in(&self, lang: &str) -> &str {
+    pub(crate) fn description_in(&self, lang: &str) -> &str {
         self.site_texts
             .get(lang)
             .map_or(&self.description, |t| &t.1)
     }
 
     /// The digits numbers and dates are written in, in `lang`.
-    pub fn digits(&self, lang: &str) -> Digits {
+    pub(crate) fn digits(&self, lang: &str) -> Digits {
         self.digits.get(lang).copied().unwrap_or_default()
     }
 
-    pub fn language(&self, code: &str) -> Option<&Language> {
+    pub(crate) fn language(&self, code: &str) -> Option<&Language> {
         self.languages.iter().find(|l| l.code == code)
     }
 
     /// `/` for the default language, `/ar/` for the others.
-    pub fn language_prefix(&self, lang: &str) -> String {
+    pub(crate) fn language_prefix(&self, lang: &str) -> String {
         if lang == self.default_language {
             "/".into()
         } else {
@@ -173,12 +173,12 @@ impl Config {
     }
 
     /// The absolute URL of a root-relative site path (`/cases/` -> `https://x.org/sub/cases/`).
-    pub fn permalink(&self, path: &str) -> String {
+    pub(crate) fn permalink(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path.trim_start_matches('/'))
     }
 
     /// The path part of `base_url`, always starting and ending with `/`.
-    pub fn base_path(&self) -> String {
+    pub(crate) fn base_path(&self) -> String {
         let after_scheme = self
             .base_url
             .split_once("://")

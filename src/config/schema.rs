@@ -47,19 +47,19 @@ struct RawField {
 
 /// The case collection: which section holds cases and what each case carries.
 #[derive(Debug, Clone)]
-pub struct CaseSchema {
+pub(crate) struct CaseSchema {
     /// The section folder below `content/`, e.g. `cases`.
-    pub section: String,
-    pub id_field: String,
+    pub(crate) section: String,
+    pub(crate) id_field: String,
     /// A boolean field marking sample records that describe no real person; such cases are
     /// labelled "synthetic" wherever they appear.
-    pub synthetic_field: Option<String>,
-    pub fields: Vec<FieldDef>,
+    pub(crate) synthetic_field: Option<String>,
+    pub(crate) fields: Vec<FieldDef>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FieldType {
+pub(crate) enum FieldType {
     String,
     Integer,
     Date,
@@ -84,7 +84,7 @@ impl FieldType {
         })
     }
 
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             FieldType::String => "a string",
             FieldType::Integer => "an integer",
@@ -97,55 +97,55 @@ impl FieldType {
 }
 
 #[derive(Debug, Clone)]
-pub struct FieldDef {
-    pub name: String,
-    pub kind: FieldType,
-    pub required: bool,
-    pub label: String,
-    pub description: Option<String>,
+pub(crate) struct FieldDef {
+    pub(crate) name: String,
+    pub(crate) kind: FieldType,
+    pub(crate) required: bool,
+    pub(crate) label: String,
+    pub(crate) description: Option<String>,
     /// The URL segment of this field's facet pages (`/cases/<facet>/<value>/`), if it is a facet.
-    pub facet: Option<String>,
+    pub(crate) facet: Option<String>,
     /// Shown as a column of case lists.
-    pub column: bool,
+    pub(crate) column: bool,
     /// The heading of the facet's pages; defaults to `label`.
-    pub facet_label: String,
+    pub(crate) facet_label: String,
     /// Allowed values for `enum` and `list`.
-    pub values: Vec<String>,
-    pub value_labels: BTreeMap<String, String>,
+    pub(crate) values: Vec<String>,
+    pub(crate) value_labels: BTreeMap<String, String>,
     /// The texts above in the site's other languages (`[translations.<lang>]`).
-    pub translated: BTreeMap<String, FieldTexts>,
+    pub(crate) translated: BTreeMap<String, FieldTexts>,
 }
 
 /// A field's texts in one other language. Every text the default language has is present
 /// (a build error otherwise), so no English shows in, say, the Arabic edition.
 #[derive(Debug, Clone, Default)]
-pub struct FieldTexts {
-    pub label: String,
-    pub facet_label: String,
-    pub description: Option<String>,
-    pub value_labels: BTreeMap<String, String>,
+pub(crate) struct FieldTexts {
+    pub(crate) label: String,
+    pub(crate) facet_label: String,
+    pub(crate) description: Option<String>,
+    pub(crate) value_labels: BTreeMap<String, String>,
 }
 
 impl FieldDef {
     /// The display label of a value in the default language: the configured label, else
     /// the value itself.
-    pub fn value_label<'a>(&'a self, value: &'a str) -> &'a str {
+    pub(crate) fn value_label<'a>(&'a self, value: &'a str) -> &'a str {
         self.value_labels.get(value).map_or(value, String::as_str)
     }
 
     /// The field's label in `lang`.
-    pub fn label_in(&self, lang: &str) -> &str {
+    pub(crate) fn label_in(&self, lang: &str) -> &str {
         self.translated.get(lang).map_or(&self.label, |t| &t.label)
     }
 
     /// The heading of the field's facet pages in `lang`.
-    pub fn facet_label_in(&self, lang: &str) -> &str {
+    pub(crate) fn facet_label_in(&self, lang: &str) -> &str {
         self.translated
             .get(lang)
             .map_or(&self.facet_label, |t| &t.facet_label)
     }
 
-    pub fn description_in(&self, lang: &str) -> Option<&str> {
+    pub(crate) fn description_in(&self, lang: &str) -> Option<&str> {
         match self.translated.get(lang) {
             Some(t) => t.description.as_deref(),
             None => self.description.as_deref(),
@@ -153,7 +153,7 @@ impl FieldDef {
     }
 
     /// The display label of a value in `lang`.
-    pub fn value_label_in<'a>(&'a self, value: &'a str, lang: &str) -> &'a str {
+    pub(crate) fn value_label_in<'a>(&'a self, value: &'a str, lang: &str) -> &'a str {
         self.translated
             .get(lang)
             .and_then(|t| t.value_labels.get(value))
@@ -162,11 +162,11 @@ impl FieldDef {
 }
 
 impl CaseSchema {
-    pub fn field(&self, name: &str) -> Option<&FieldDef> {
+    pub(crate) fn field(&self, name: &str) -> Option<&FieldDef> {
         self.fields.iter().find(|f| f.name == name)
     }
 
-    pub fn facets(&self) -> impl Iterator<Item = (&FieldDef, &str)> {
+    pub(crate) fn facets(&self) -> impl Iterator<Item = (&FieldDef, &str)> {
         self.fields
             .iter()
             .filter_map(|f| f.facet.as_deref().map(|facet| (f, facet)))
@@ -174,7 +174,7 @@ impl CaseSchema {
 }
 
 /// Names that end up in URLs must be plain lowercase ASCII so links survive every host.
-pub fn is_url_safe(s: &str) -> bool {
+pub(crate) fn is_url_safe(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')

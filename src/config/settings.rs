@@ -83,46 +83,46 @@ impl Default for RawImages {
 
 /// The static search index: on or off, what counts as an identifier, field weights.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SearchConfig {
-    pub enabled: bool,
+pub(crate) struct SearchConfig {
+    pub(crate) enabled: bool,
     /// Case fields matched exactly as identifiers; an entry of several fields joined by `/`
     /// (`detainee_number/branch`) is matched as one identifier such as `2761/215`.
-    pub identifiers: Vec<Vec<String>>,
-    pub weights: SearchWeights,
-    pub results_per_page: usize,
+    pub(crate) identifiers: Vec<Vec<String>>,
+    pub(crate) weights: SearchWeights,
+    pub(crate) results_per_page: usize,
 }
 
 /// BM25F field weights: how much a match in each field counts.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SearchWeights {
-    pub title: f64,
-    pub identifier: f64,
-    pub fields: f64,
-    pub text: f64,
+pub(crate) struct SearchWeights {
+    pub(crate) title: f64,
+    pub(crate) identifier: f64,
+    pub(crate) fields: f64,
+    pub(crate) text: f64,
 }
 
 /// How photographs are published: sizes, quality, limits, defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ImageConfig {
+pub(crate) struct ImageConfig {
     /// Widths of the derivatives, ascending; never upscaled.
-    pub widths: Vec<u32>,
+    pub(crate) widths: Vec<u32>,
     /// JPEG quality, 1 to 100.
-    pub quality: u8,
+    pub(crate) quality: u8,
     /// Width of the blurred placeholder shown instead of graphic photographs.
-    pub placeholder_width: u32,
-    pub case_sensitivity: Sensitivity,
-    pub page_sensitivity: Sensitivity,
-    pub max_width: u32,
-    pub max_height: u32,
-    pub max_pixels: u64,
+    pub(crate) placeholder_width: u32,
+    pub(crate) case_sensitivity: Sensitivity,
+    pub(crate) page_sensitivity: Sensitivity,
+    pub(crate) max_width: u32,
+    pub(crate) max_height: u32,
+    pub(crate) max_pixels: u64,
     /// Relative to the site root.
-    pub cache_dir: PathBuf,
+    pub(crate) cache_dir: PathBuf,
     /// The colour of `fill` redactions.
-    pub redact_color: [u8; 3],
+    pub(crate) redact_color: [u8; 3],
 }
 
 impl ImageConfig {
-    pub fn largest_width(&self) -> u32 {
+    pub(crate) fn largest_width(&self) -> u32 {
         self.widths.iter().copied().max().unwrap_or(0)
     }
 }
@@ -130,7 +130,7 @@ impl ImageConfig {
 /// How carefully a photograph is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Sensitivity {
+pub(crate) enum Sensitivity {
     /// Shown directly.
     None,
     /// Shown under a warning.
@@ -140,9 +140,9 @@ pub enum Sensitivity {
 }
 
 impl Sensitivity {
-    pub const NAMES: [&'static str; 3] = ["none", "sensitive", "graphic"];
+    pub(crate) const NAMES: [&'static str; 3] = ["none", "sensitive", "graphic"];
 
-    pub fn parse(s: &str) -> Option<Sensitivity> {
+    pub(crate) fn parse(s: &str) -> Option<Sensitivity> {
         Some(match s {
             "none" => Sensitivity::None,
             "sensitive" => Sensitivity::Sensitive,

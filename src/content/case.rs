@@ -16,7 +16,7 @@ use crate::error::{Diagnostic, did_you_mean};
 /// A validated field value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(untagged)]
-pub enum FieldValue {
+pub(crate) enum FieldValue {
     Str(String),
     Int(i64),
     Date(NaiveDate),
@@ -27,7 +27,7 @@ pub enum FieldValue {
 
 impl FieldValue {
     /// The value as plain text for exports and display, lists joined with `; `.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         match self {
             FieldValue::Str(s) | FieldValue::Enum(s) => s.clone(),
             FieldValue::Int(i) => i.to_string(),
@@ -38,7 +38,7 @@ impl FieldValue {
     }
 
     /// The facet values this value falls under: one per list item, the year of a date.
-    pub fn facet_keys(&self) -> Vec<String> {
+    pub(crate) fn facet_keys(&self) -> Vec<String> {
         match self {
             FieldValue::List(items) => items.clone(),
             FieldValue::Date(d) => vec![d.format("%Y").to_string()],
@@ -49,7 +49,7 @@ impl FieldValue {
 }
 
 /// Free-text facet values become URL segments.
-pub fn facet_slug(s: &str) -> String {
+pub(crate) fn facet_slug(s: &str) -> String {
     if is_url_safe(s) {
         s.to_string()
     } else {
@@ -59,24 +59,24 @@ pub fn facet_slug(s: &str) -> String {
 
 /// A case record: its id and every field it carries, by field name.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Case {
-    pub id: String,
+pub(crate) struct Case {
+    pub(crate) id: String,
     /// Line and column of the id field in the case file, for errors about the id.
-    pub id_at: (usize, usize),
-    pub values: BTreeMap<String, FieldValue>,
+    pub(crate) id_at: (usize, usize),
+    pub(crate) values: BTreeMap<String, FieldValue>,
     /// Marked as a synthetic sample by the schema's `synthetic_field`.
     synthetic: bool,
 }
 
 impl Case {
     /// Whether the case is a synthetic sample: pages and charts showing it say so.
-    pub fn is_synthetic(&self) -> bool {
+    pub(crate) fn is_synthetic(&self) -> bool {
         self.synthetic
     }
 }
 
 /// Validates the schema entries of one case file. Non-schema entries are left to the caller.
-pub fn validate(
+pub(crate) fn validate(
     path: &Path,
     schema: &CaseSchema,
     entries: &[&Entry],
@@ -156,7 +156,7 @@ pub fn validate(
 }
 
 /// Suggests a field name for an unknown key (called by the page loader).
-pub fn unknown_key_hint<'a>(key: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn unknown_key_hint<'a>(key: &str, known: impl IntoIterator<Item = &'a str>) -> String {
     did_you_mean(key, known).unwrap_or_else(|| {
         "remove it, or declare it as a case field in casebook.toml ([[cases.fields]])".into()
     })

@@ -14,25 +14,25 @@ use crate::error::{Diagnostic, line_col};
 
 /// One top-level key of the front matter and where it was written.
 #[derive(Debug, Clone)]
-pub struct Entry {
-    pub key: String,
-    pub value: toml::Value,
-    pub line: usize,
-    pub column: usize,
+pub(crate) struct Entry {
+    pub(crate) key: String,
+    pub(crate) value: toml::Value,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
 }
 
 #[derive(Debug, Clone)]
-pub struct Document<'a> {
-    pub entries: Vec<Entry>,
+pub(crate) struct Document<'a> {
+    pub(crate) entries: Vec<Entry>,
     /// The front matter's text, between the delimiters.
-    pub block: &'a str,
-    pub body: &'a str,
+    pub(crate) block: &'a str,
+    pub(crate) body: &'a str,
     /// 1-based line of the file on which the body starts.
-    pub body_line: usize,
+    pub(crate) body_line: usize,
 }
 
 /// Splits and parses; errors are located in the file at `path`.
-pub fn parse<'a>(path: &Path, text: &'a str) -> Result<Document<'a>, Diagnostic> {
+pub(crate) fn parse<'a>(path: &Path, text: &'a str) -> Result<Document<'a>, Diagnostic> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first_line_end = text.find('\n').map_or(text.len(), |i| i + 1);
     let delimiter = text[..first_line_end].trim_end();

@@ -38,12 +38,12 @@ pub(super) struct Listing {
 
 impl ParseCache {
     /// Forgets a changed, added or removed file or folder (relative to `content/`).
-    pub fn forget(&mut self, rel: &Path) {
+    pub(crate) fn forget(&mut self, rel: &Path) {
         self.files.retain(|path, _| !path.starts_with(rel));
         self.touched.push(rel.to_path_buf());
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         *self = ParseCache::default();
     }
 }

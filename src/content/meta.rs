@@ -9,9 +9,9 @@ use super::front_matter::Entry;
 use crate::error::Diagnostic;
 
 /// A date from front matter; date-only values mean midnight UTC.
-pub type Date = DateTime<FixedOffset>;
+pub(crate) type Date = DateTime<FixedOffset>;
 
-pub const PAGE_KEYS: &[&str] = &[
+pub(crate) const PAGE_KEYS: &[&str] = &[
     "title",
     "description",
     "date",
@@ -23,7 +23,7 @@ pub const PAGE_KEYS: &[&str] = &[
     "extra",
     "photos",
 ];
-pub const SECTION_KEYS: &[&str] = &[
+pub(crate) const SECTION_KEYS: &[&str] = &[
     "title",
     "description",
     "date",
@@ -37,20 +37,20 @@ pub const SECTION_KEYS: &[&str] = &[
 
 /// Typed standard keys. Unknown keys are reported by the caller, which knows the schema.
 #[derive(Debug, Clone, Default)]
-pub struct Standard {
-    pub title: Option<String>,
-    pub description: Option<String>,
-    pub date: Option<Date>,
-    pub updated: Option<Date>,
-    pub draft: bool,
-    pub weight: Option<i64>,
-    pub slug: Option<String>,
-    pub template: Option<String>,
-    pub paginate_by: Option<usize>,
-    pub extra: toml::Table,
+pub(crate) struct Standard {
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) date: Option<Date>,
+    pub(crate) updated: Option<Date>,
+    pub(crate) draft: bool,
+    pub(crate) weight: Option<i64>,
+    pub(crate) slug: Option<String>,
+    pub(crate) template: Option<String>,
+    pub(crate) paginate_by: Option<usize>,
+    pub(crate) extra: toml::Table,
 }
 
-pub fn extract(path: &Path, entries: &[&Entry], diags: &mut Vec<Diagnostic>) -> Standard {
+pub(crate) fn extract(path: &Path, entries: &[&Entry], diags: &mut Vec<Diagnostic>) -> Standard {
     let mut s = Standard::default();
     for e in entries {
         let wrong = |expected: &str, hint: &str| {
@@ -133,7 +133,7 @@ fn parse_date(value: &toml::Value) -> Result<Date, String> {
     parse_date_str(&text).ok_or(text)
 }
 
-pub fn parse_date_str(text: &str) -> Option<Date> {
+pub(crate) fn parse_date_str(text: &str) -> Option<Date> {
     let utc = FixedOffset::east_opt(0)?;
     if let Ok(d) = DateTime::parse_from_rfc3339(text) {
         return Some(d);

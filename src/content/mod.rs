@@ -5,12 +5,12 @@
 //! schema and routed by case id. Every problem of every file is collected before failing.
 
 mod assemble;
-pub mod case;
-pub mod front_matter;
+pub(crate) mod case;
+pub(crate) mod front_matter;
 mod listing;
-pub mod meta;
+pub(crate) mod meta;
 mod parse;
-pub mod photos;
+pub(crate) mod photos;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -21,10 +21,10 @@ use crate::config::Config;
 use crate::error::{Diagnostic, Diagnostics, Error, Result};
 pub(crate) use assemble::looks_like_image;
 use assemble::*;
-pub use case::{Case, FieldValue};
+pub(crate) use case::{Case, FieldValue};
 pub(crate) use listing::ParseCache;
 use listing::{Listing, ParseResult, list};
-pub use meta::Date;
+pub(crate) use meta::Date;
 use parse::parse_file;
 
 /// Images never leave `content/` as they are: only redacted, metadata-free derivatives may be
@@ -37,64 +37,64 @@ const IMAGE_EXTENSIONS: &[&str] = &[
 
 /// What pages and sections share.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Meta {
+pub(crate) struct Meta {
     /// The file, relative to the site root (`content/report/_index.md`), for diagnostics.
-    pub source: PathBuf,
+    pub(crate) source: PathBuf,
     /// The language-neutral content path used by `@/` links (`report/_index.md`).
-    pub key: String,
-    pub lang: String,
-    pub title: String,
-    pub description: Option<String>,
-    pub date: Option<Date>,
-    pub updated: Option<Date>,
-    pub weight: Option<i64>,
-    pub template: Option<String>,
-    pub extra: toml::Table,
+    pub(crate) key: String,
+    pub(crate) lang: String,
+    pub(crate) title: String,
+    pub(crate) description: Option<String>,
+    pub(crate) date: Option<Date>,
+    pub(crate) updated: Option<Date>,
+    pub(crate) weight: Option<i64>,
+    pub(crate) template: Option<String>,
+    pub(crate) extra: toml::Table,
     /// Root-relative URL path, e.g. `/ar/cases/syn-0001/`.
-    pub path: String,
-    pub body: String,
+    pub(crate) path: String,
+    pub(crate) body: String,
     /// The file line on which `body` starts.
-    pub body_line: usize,
+    pub(crate) body_line: usize,
     /// Photographs this page publishes (`[[photos]]`).
-    pub photos: Vec<photos::PhotoSpec>,
+    pub(crate) photos: Vec<photos::PhotoSpec>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Section {
-    pub meta: Meta,
+pub(crate) struct Section {
+    pub(crate) meta: Meta,
     /// The folder below `content/` (`""` for the home page).
-    pub dir: String,
-    pub paginate_by: Option<usize>,
+    pub(crate) dir: String,
+    pub(crate) paginate_by: Option<usize>,
     /// Indices into `Corpus::pages`, in display order.
-    pub pages: Vec<usize>,
+    pub(crate) pages: Vec<usize>,
     /// Indices into `Corpus::sections`, in display order.
-    pub subsections: Vec<usize>,
-    pub is_case_collection: bool,
+    pub(crate) subsections: Vec<usize>,
+    pub(crate) is_case_collection: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Page {
-    pub meta: Meta,
+pub(crate) struct Page {
+    pub(crate) meta: Meta,
     /// Index into `Corpus::sections`.
-    pub section: usize,
-    pub case: Option<Case>,
+    pub(crate) section: usize,
+    pub(crate) case: Option<Case>,
     /// True when this is a case shown in a language it was not translated into.
-    pub fallback: bool,
+    pub(crate) fallback: bool,
 }
 
 /// A file copied as it is (bundle attachments such as PDFs).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Asset {
-    pub source: PathBuf,
+pub(crate) struct Asset {
+    pub(crate) source: PathBuf,
     /// Output path relative to the output folder.
-    pub output: String,
+    pub(crate) output: String,
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Corpus {
-    pub sections: Vec<Section>,
-    pub pages: Vec<Page>,
-    pub assets: Vec<Asset>,
+pub(crate) struct Corpus {
+    pub(crate) sections: Vec<Section>,
+    pub(crate) pages: Vec<Page>,
+    pub(crate) assets: Vec<Asset>,
     /// (content key, language) -> URL path, for `@/` links.
     links: HashMap<(String, String), String>,
     /// content key -> every (language, URL path) it is published at, in language order.
@@ -103,13 +103,13 @@ pub struct Corpus {
     source_of_path: HashMap<String, PathBuf>,
     /// Content keys of files that exist but failed to load: links to them are not reported
     /// as broken on top of the file's own errors.
-    pub failed_keys: std::collections::HashSet<String>,
+    pub(crate) failed_keys: std::collections::HashSet<String>,
 }
 
 impl Corpus {
     /// Resolves an `@/` link target (`report/_index.md`, optionally `about.ar.md`) for a page
     /// in `lang`: the same language if translated, else the default language.
-    pub fn resolve(&self, target: &str, lang: &str, default_lang: &str) -> Option<&str> {
+    pub(crate) fn resolve(&self, target: &str, lang: &str, default_lang: &str) -> Option<&str> {
         self.links
             .get(&(target.to_string(), lang.to_string()))
             .or_else(|| {
@@ -121,12 +121,12 @@ impl Corpus {
     }
 
     /// The source file that produces a URL path, if any.
-    pub fn source_of(&self, path: &str) -> Option<&Path> {
+    pub(crate) fn source_of(&self, path: &str) -> Option<&Path> {
         self.source_of_path.get(path).map(PathBuf::as_path)
     }
 
     /// Every section's and page's metadata, sections first.
-    pub fn metas(&self) -> impl Iterator<Item = &Meta> {
+    pub(crate) fn metas(&self) -> impl Iterator<Item = &Meta> {
         self.sections
             .iter()
             .map(|s| &s.meta)
@@ -135,27 +135,27 @@ impl Corpus {
 
     /// Case records, each counted once (in the default language) whatever the number of
     /// languages it is shown in.
-    pub fn case_count(&self, config: &Config) -> usize {
+    pub(crate) fn case_count(&self, config: &Config) -> usize {
         self.pages
             .iter()
             .filter(|p| p.case.is_some() && p.meta.lang == config.default_language)
             .count()
     }
 
-    pub fn root_section(&self, lang: &str) -> Option<usize> {
+    pub(crate) fn root_section(&self, lang: &str) -> Option<usize> {
         self.sections
             .iter()
             .position(|s| s.dir.is_empty() && s.meta.lang == lang)
     }
 
-    pub fn case_section(&self, lang: &str) -> Option<usize> {
+    pub(crate) fn case_section(&self, lang: &str) -> Option<usize> {
         self.sections
             .iter()
             .position(|s| s.is_case_collection && s.meta.lang == lang)
     }
 
     /// Every version of the same content in other languages: (lang, path).
-    pub fn translations(&self, key: &str) -> Vec<(&str, &str)> {
+    pub(crate) fn translations(&self, key: &str) -> Vec<(&str, &str)> {
         self.versions.get(key).map_or_else(Vec::new, |v| {
             v.iter().map(|(l, p)| (l.as_str(), p.as_str())).collect()
         })
@@ -184,12 +184,12 @@ struct Parsed {
 
 /// Loads what can be loaded and returns it with every problem found, so later checks
 /// (internal links) can still run and be reported together with the content errors.
-pub fn load_partial(config: &Config, drafts: bool) -> Result<(Corpus, Vec<Diagnostic>)> {
+pub(crate) fn load_partial(config: &Config, drafts: bool) -> Result<(Corpus, Vec<Diagnostic>)> {
     load_with(config, drafts, None)
 }
 
 /// `load_partial`, reusing and refreshing `cache`.
-pub fn load_cached(
+pub(crate) fn load_cached(
     config: &Config,
     drafts: bool,
     cache: &mut ParseCache,
@@ -296,7 +296,7 @@ fn to_slash(p: &Path) -> String {
 }
 
 /// Weight first (unweighted last), then newest date, then title, then file.
-pub fn order(a: &Meta, b: &Meta) -> std::cmp::Ordering {
+pub(crate) fn order(a: &Meta, b: &Meta) -> std::cmp::Ordering {
     let weight = |m: &Meta| (m.weight.is_none(), m.weight);
     let date = |m: &Meta| (m.date.is_none(), std::cmp::Reverse(m.date));
     weight(a)

@@ -105,12 +105,14 @@ pub(super) fn parse_file(
             let dir = abs.parent().unwrap_or(content_dir).to_path_buf();
             photos::parse(
                 &e.value,
-                doc.block,
-                e.line,
-                &source,
-                &dir,
-                &display_dir,
-                default,
+                photos::Site {
+                    front_matter: doc.block,
+                    key_line: e.line,
+                    page: &source,
+                    dir: &dir,
+                    display_dir: &display_dir,
+                    default_sensitivity: default,
+                },
                 &mut diags,
             )
         }

@@ -22,56 +22,70 @@ const REGION_KEYS: [&str; 5] = ["x", "y", "w", "h", "method"];
 
 /// One photograph a page publishes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PhotoSpec {
+pub(crate) struct PhotoSpec {
     /// The file name as written in front matter.
-    pub file: String,
+    pub(crate) file: String,
     /// Absolute path of the source.
-    pub source: PathBuf,
+    pub(crate) source: PathBuf,
     /// The source relative to the site root, for messages and the manifest.
-    pub display: PathBuf,
-    pub alt: String,
-    pub caption: Option<String>,
-    pub sensitivity: Sensitivity,
+    pub(crate) display: PathBuf,
+    pub(crate) alt: String,
+    pub(crate) caption: Option<String>,
+    pub(crate) sensitivity: Sensitivity,
     /// Lowercase hex, if the publisher pinned the source.
     pub source_sha256: Option<String>,
-    pub redact: Vec<Region>,
+    pub(crate) redact: Vec<Region>,
     /// Where the entry was written: the page file, the entry's position and line.
-    pub page: PathBuf,
-    pub index: usize,
-    pub line: usize,
+    pub(crate) page: PathBuf,
+    pub(crate) index: usize,
+    pub(crate) line: usize,
 }
 
 /// A redaction region in fractions of the (upright) image's width and height.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Region {
-    pub x: f64,
-    pub y: f64,
-    pub w: f64,
-    pub h: f64,
-    pub method: RedactMethod,
+pub(crate) struct Region {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) w: f64,
+    pub(crate) h: f64,
+    pub(crate) method: RedactMethod,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum RedactMethod {
+pub(crate) enum RedactMethod {
     /// A solid colour: nothing of the region survives.
     Fill,
     /// Blocks of at least 1/12 of the region's shorter side.
     Pixelate,
 }
 
-/// Parses the `photos` value of a page at `page` (display path), whose folder is `dir`.
-#[allow(clippy::too_many_arguments)]
-pub fn parse(
-    value: &toml::Value,
-    front_matter: &str,
-    key_line: usize,
-    page: &Path,
-    dir: &Path,
-    display_dir: &Path,
-    default_sensitivity: Sensitivity,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<PhotoSpec> {
+/// Where a page's `photos` value stands: its page and folder, and the front matter it was
+/// read from.
+pub(crate) struct Site<'a> {
+    /// The front matter's text, for the line of each `[[photos]]` table.
+    pub(crate) front_matter: &'a str,
+    /// The line of the `photos` key.
+    pub(crate) key_line: usize,
+    /// The page's display path, for diagnostics.
+    pub(crate) page: &'a Path,
+    /// The page's folder on disk, and as it is displayed.
+    pub(crate) dir: &'a Path,
+    pub(crate) display_dir: &'a Path,
+    /// What photographs of this page are unless they say otherwise.
+    pub(crate) default_sensitivity: Sensitivity,
+}
+
+/// Parses the `photos` value of a page.
+pub(crate) fn parse(value: &toml::Value, at: Site, diags: &mut Vec<Diagnostic>) -> Vec<PhotoSpec> {
+    let Site {
+        front_matter,
+        key_line,
+        page,
+        dir,
+        display_dir,
+        default_sensitivity,
+    } = at;
     let Some(entries) = value.as_array() else {
         diags.push(
             Diagnostic::new(page, "expected a list of photographs")

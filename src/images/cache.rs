@@ -18,13 +18,13 @@ use super::hex;
 use super::pipeline::Encoded;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
+pub(super) struct Entry {
     /// `size` or `placeholder`.
-    pub kind: String,
-    pub width: u32,
-    pub height: u32,
+    pub(crate) kind: String,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
     pub sha256: String,
-    pub size: u64,
+    pub(crate) size: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,7 +43,7 @@ struct Index {
     jobs: BTreeMap<String, Vec<Entry>>,
 }
 
-pub struct Cache {
+pub(super) struct Cache {
     dir: PathBuf,
     previous: Index,
     /// What this build used; saved at the end, so stale entries fall away.
@@ -76,7 +76,7 @@ fn stamp(path: &Path) -> Option<(u64, i128, i128, u64)> {
 }
 
 impl Cache {
-    pub fn open(dir: &Path) -> Cache {
+    pub(super) fn open(dir: &Path) -> Cache {
         let previous: Index = std::fs::read(dir.join("index.json"))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -92,12 +92,12 @@ impl Cache {
         }
     }
 
-    pub fn file(&self, sha256: &str) -> PathBuf {
+    pub(super) fn file(&self, sha256: &str) -> PathBuf {
         self.dir.join("images").join(format!("{sha256}.jpg"))
     }
 
     /// The source's hash from the index, if the file is unchanged since it was recorded.
-    pub fn known_source_hash(&self, source: &Path) -> Option<String> {
+    pub(super) fn known_source_hash(&self, source: &Path) -> Option<String> {
         let key = source.to_string_lossy();
         let old = self.previous.sources.get(key.as_ref())?;
         let (size, mtime_ns, ctime_ns, inode) = stamp(source)?;
@@ -108,7 +108,7 @@ impl Cache {
         Some(old.sha256.clone())
     }
 
-    pub fn remember_source(&self, source: &Path, sha256: &str) {
+    pub(super) fn remember_source(&self, source: &Path, sha256: &str) {
         if let Some((size, mtime_ns, ctime_ns, inode)) = stamp(source) {
             self.lock().sources.insert(
                 source.to_string_lossy().into_owned(),
@@ -124,7 +124,7 @@ impl Cache {
     }
 
     /// The files a job made before, if they are all still in the cache.
-    pub fn job(&self, key: &str) -> Option<Vec<Entry>> {
+    pub(super) fn job(&self, key: &str) -> Option<Vec<Entry>> {
         let entries = self.previous.jobs.get(key)?;
         let intact = entries
             .iter()
@@ -136,12 +136,12 @@ impl Cache {
         Some(entries.clone())
     }
 
-    pub fn record_job(&self, key: &str, entries: Vec<Entry>) {
+    pub(super) fn record_job(&self, key: &str, entries: Vec<Entry>) {
         self.lock().jobs.insert(key.to_string(), entries);
     }
 
     /// Writes an encoded image under its own hash (once) and describes it.
-    pub fn store(&self, kind: &str, e: &Encoded) -> std::io::Result<Entry> {
+    pub(super) fn store(&self, kind: &str, e: &Encoded) -> std::io::Result<Entry> {
         let sha256 = hex(&Sha256::digest(&e.bytes));
         let path = self.file(&sha256);
         if !path.exists() {
@@ -174,7 +174,7 @@ impl Cache {
     }
 
     /// Saves the index of this build. Failure to save only makes the next build slower.
-    pub fn save(&self) {
+    pub(super) fn save(&self) {
         let index = self.lock();
         if std::fs::create_dir_all(&self.dir).is_err() {
             return;

@@ -17,46 +17,46 @@ use crate::content::photos::Region;
 use crate::error::{Diagnostic, Error, Result};
 use crate::output::{Data, Output};
 
-pub const MANIFEST: &str = "manifest.json";
+pub(crate) const MANIFEST: &str = "manifest.json";
 
 #[derive(Debug, Serialize, Deserialize)]
-pub struct Manifest {
-    pub generator: String,
-    pub pipeline: String,
-    pub files: Vec<FileRecord>,
-    pub images: Vec<ImageRecord>,
+pub(crate) struct Manifest {
+    pub(crate) generator: String,
+    pub(crate) pipeline: String,
+    pub(crate) files: Vec<FileRecord>,
+    pub(crate) images: Vec<ImageRecord>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct FileRecord {
-    pub path: String,
+pub(crate) struct FileRecord {
+    pub(crate) path: String,
     pub sha256: String,
-    pub size: u64,
+    pub(crate) size: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ImageRecord {
-    pub path: String,
+pub(crate) struct ImageRecord {
+    pub(crate) path: String,
     pub sha256: String,
-    pub source: String,
+    pub(crate) source: String,
     pub source_sha256: String,
     /// `derivative` or `placeholder`.
-    pub kind: String,
-    pub width: u32,
-    pub height: u32,
-    pub format: String,
-    pub quality: u8,
-    pub redactions: Vec<Region>,
+    pub(crate) kind: String,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) format: String,
+    pub(crate) quality: u8,
+    pub(crate) redactions: Vec<Region>,
 }
 
 /// File records of earlier builds by path (`casebook serve`). The caller forgets every path
 /// whose bytes changed; the rest are not hashed again.
-pub type FileHashes = std::collections::HashMap<String, FileRecord>;
+pub(crate) type FileHashes = std::collections::HashMap<String, FileRecord>;
 
 /// The manifest of `outputs` (which must not contain the manifest itself), reusing the
 /// records in `known` and adding the new ones to it. Fails if any output is byte for byte a
 /// source photograph: that would publish an original.
-pub fn build_cached(
+pub(crate) fn build_cached(
     outputs: &[&Output],
     images: &ImageSet,
     known: &mut FileHashes,
@@ -133,13 +133,15 @@ pub fn build_cached(
 /// What `casebook verify` found.
 #[derive(Debug, Default)]
 pub struct Verified {
+    /// Files checked.
     pub files: usize,
+    /// Their total size.
     pub bytes: u64,
 }
 
 /// Re-hashes every file of a built or downloaded site against its manifest. Reports every
 /// missing, changed or unlisted file.
-pub fn verify(dir: &Path) -> Result<Verified> {
+pub(crate) fn verify(dir: &Path) -> Result<Verified> {
     let path = dir.join(MANIFEST);
     let text = std::fs::read(&path).map_err(|e| {
         Error::one(

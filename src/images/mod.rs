@@ -6,8 +6,8 @@
 //! is never decoded twice and a changed redaction re-derives that photo alone.
 
 mod cache;
-pub mod manifest;
-pub mod pipeline;
+pub(crate) mod manifest;
+pub(crate) mod pipeline;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -25,55 +25,55 @@ use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::output::{Data, Output};
 
 /// Changing how pixels are produced must change every cache key.
-pub const PIPELINE_VERSION: &str = "casebook-images-1";
+pub(crate) const PIPELINE_VERSION: &str = "casebook-images-1";
 
 /// One published image file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Published {
+pub(crate) struct Published {
     /// Root-relative URL path (`/cases/syn-0001/photo-1.3f9a2c1d.400.jpg`).
-    pub path: String,
-    pub width: u32,
-    pub height: u32,
+    pub(crate) path: String,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
     #[serde(skip)]
     pub sha256: String,
     #[serde(skip)]
-    pub size: u64,
+    pub(crate) size: u64,
     #[serde(skip)]
-    pub cache_file: PathBuf,
+    pub(crate) cache_file: PathBuf,
 }
 
 /// What one photograph became.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PhotoOutput {
-    pub source: PathBuf,
+pub(crate) struct PhotoOutput {
+    pub(crate) source: PathBuf,
     pub source_sha256: String,
     /// Ascending widths.
-    pub sizes: Vec<Published>,
-    pub placeholder: Published,
-    pub redactions: Vec<Region>,
-    pub quality: u8,
+    pub(crate) sizes: Vec<Published>,
+    pub(crate) placeholder: Published,
+    pub(crate) redactions: Vec<Region>,
+    pub(crate) quality: u8,
 }
 
 /// Every photograph of the site, looked up by `spec_key`.
 #[derive(Debug, Clone, Default)]
-pub struct ImageSet {
+pub(crate) struct ImageSet {
     photos: HashMap<String, PhotoOutput>,
 }
 
 impl ImageSet {
-    pub fn get(&self, spec: &PhotoSpec) -> Option<&PhotoOutput> {
+    pub(crate) fn get(&self, spec: &PhotoSpec) -> Option<&PhotoOutput> {
         self.photos.get(&spec_key(spec))
     }
 
     /// Sorted by the path of the largest derivative, for deterministic output.
-    pub fn all(&self) -> Vec<&PhotoOutput> {
+    pub(crate) fn all(&self) -> Vec<&PhotoOutput> {
         let mut v: Vec<&PhotoOutput> = self.photos.values().collect();
         v.sort_by(|a, b| a.placeholder.path.cmp(&b.placeholder.path));
         v
     }
 
     /// The SHA-256 of every source, for the audit ("no published file is a source").
-    pub fn source_hashes(&self) -> std::collections::HashSet<String> {
+    pub(crate) fn source_hashes(&self) -> std::collections::HashSet<String> {
         self.photos
             .values()
             .map(|p| p.source_sha256.clone())
@@ -81,7 +81,7 @@ impl ImageSet {
     }
 
     /// Every derivative and placeholder as output files.
-    pub fn outputs(&self) -> Vec<Output> {
+    pub(crate) fn outputs(&self) -> Vec<Output> {
         let mut out: Vec<Output> = self
             .photos
             .values()
@@ -118,7 +118,11 @@ struct Job<'a> {
 }
 
 /// Derives every photograph of the corpus.
-pub fn run(config: &Config, corpus: &Corpus, progress: Option<&Progress>) -> Result<ImageSet> {
+pub(crate) fn run(
+    config: &Config,
+    corpus: &Corpus,
+    progress: Option<&Progress>,
+) -> Result<ImageSet> {
     let mut jobs: BTreeMap<String, Job> = BTreeMap::new();
     for meta in corpus.metas() {
         for spec in &meta.photos {
@@ -276,6 +280,6 @@ fn derive_one(
     })
 }
 
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -16,23 +16,23 @@ use crate::content::photos::{RedactMethod, Region};
 
 /// One encoded derivative.
 #[derive(Debug, Clone)]
-pub struct Encoded {
-    pub width: u32,
-    pub height: u32,
-    pub bytes: Vec<u8>,
+pub(crate) struct Encoded {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) bytes: Vec<u8>,
 }
 
 /// Everything derived from one source.
 #[derive(Debug, Clone)]
-pub struct Derived {
+pub(crate) struct Derived {
     /// One per distinct width, ascending.
-    pub sizes: Vec<Encoded>,
+    pub(crate) sizes: Vec<Encoded>,
     /// A tiny, heavily blurred version shown in place of graphic photographs.
-    pub placeholder: Encoded,
+    pub(crate) placeholder: Encoded,
 }
 
 /// Decodes `bytes` within the configured limits and returns the upright image.
-pub fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, String> {
+pub(crate) fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, String> {
     if bytes.is_empty() {
         return Err("the file is empty".into());
     }
@@ -107,7 +107,7 @@ fn flatten(img: DynamicImage) -> RgbImage {
 }
 
 /// The pixel rectangle of a region, rounded outwards so no partly covered pixel survives.
-pub fn region_pixels(r: &Region, width: u32, height: u32) -> (u32, u32, u32, u32) {
+pub(crate) fn region_pixels(r: &Region, width: u32, height: u32) -> (u32, u32, u32, u32) {
     let x0 = (r.x * f64::from(width)).floor().max(0.0) as u32;
     let y0 = (r.y * f64::from(height)).floor().max(0.0) as u32;
     let x1 = ((r.x + r.w) * f64::from(width))
@@ -120,7 +120,7 @@ pub fn region_pixels(r: &Region, width: u32, height: u32) -> (u32, u32, u32, u32
 }
 
 /// Applies every region at full resolution, before any resizing.
-pub fn redact(img: &mut RgbImage, regions: &[Region], fill: [u8; 3]) {
+pub(crate) fn redact(img: &mut RgbImage, regions: &[Region], fill: [u8; 3]) {
     let (w, h) = img.dimensions();
     for r in regions {
         let (x0, y0, x1, y1) = region_pixels(r, w, h);
@@ -191,7 +191,7 @@ fn resize(img: &RgbImage, width: u32) -> Result<RgbImage, String> {
 }
 
 /// Encodes pixels as a baseline JPEG: a JFIF header, the image data, nothing else.
-pub fn encode_jpeg(img: &RgbImage, quality: u8) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_jpeg(img: &RgbImage, quality: u8) -> Result<Vec<u8>, String> {
     let (w, h) = img.dimensions();
     let (w16, h16) = (u16::try_from(w), u16::try_from(h));
     let (Ok(w16), Ok(h16)) = (w16, h16) else {
@@ -206,7 +206,11 @@ pub fn encode_jpeg(img: &RgbImage, quality: u8) -> Result<Vec<u8>, String> {
 }
 
 /// Decodes once and derives every size and the placeholder.
-pub fn derive(bytes: &[u8], regions: &[Region], config: &ImageConfig) -> Result<Derived, String> {
+pub(crate) fn derive(
+    bytes: &[u8],
+    regions: &[Region],
+    config: &ImageConfig,
+) -> Result<Derived, String> {
     let mut img = decode(bytes, config)?;
     redact(&mut img, regions, config.redact_color);
     let mut sizes: Vec<Encoded> = Vec::new();

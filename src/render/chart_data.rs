@@ -16,57 +16,57 @@ use crate::content::{Corpus, FieldValue};
 use crate::locale::format_month;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ChartData {
+pub(crate) struct ChartData {
     /// How many cases there are, and how many of them are synthetic samples: charts of
     /// sample data say so.
-    pub cases: u64,
-    pub synthetic: u64,
+    pub(crate) cases: u64,
+    pub(crate) synthetic: u64,
     /// Date field name -> its series.
-    pub dates: BTreeMap<String, Timeline>,
+    pub(crate) dates: BTreeMap<String, Timeline>,
     /// The schema's first date field: what `chart(by=...)` counts when no field is named.
-    pub default_field: Option<String>,
+    pub(crate) default_field: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     /// The field's label in the page's language.
-    pub label: String,
+    pub(crate) label: String,
     #[serde(flatten)]
-    pub all: Series,
+    pub(crate) all: Series,
     /// Facet name -> value key -> the series of that value's cases.
-    pub within: BTreeMap<String, BTreeMap<String, Series>>,
+    pub(crate) within: BTreeMap<String, BTreeMap<String, Series>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Series {
-    pub month: Vec<Bucket>,
-    pub year: Vec<Bucket>,
+pub(crate) struct Series {
+    pub(crate) month: Vec<Bucket>,
+    pub(crate) year: Vec<Bucket>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Bucket {
+pub(crate) struct Bucket {
     /// `2013-05` or `2013`.
-    pub key: String,
-    pub label: String,
+    pub(crate) key: String,
+    pub(crate) label: String,
     /// The label under the time axis: the year, at January and at the first bucket.
-    pub tick: Option<String>,
-    pub count: u64,
+    pub(crate) tick: Option<String>,
+    pub(crate) count: u64,
     /// The facet page of exactly these cases, when the field is a facet and there are any.
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
 }
 
 /// What differs between two builds' chart data, so that `serve` re-renders a facet value's
 /// page only when its own series (or the archive-wide data) changed.
 #[derive(Debug, Default)]
-pub struct ChartDiff {
+pub(crate) struct ChartDiff {
     /// Anything besides the per-value series: totals, labels, archive-wide series.
-    pub global: bool,
+    pub(crate) global: bool,
     /// (facet, value) whose series changed.
-    pub values: std::collections::HashSet<(String, String)>,
+    pub(crate) values: std::collections::HashSet<(String, String)>,
 }
 
 impl ChartDiff {
-    pub fn between(old: &ChartData, new: &ChartData) -> ChartDiff {
+    pub(crate) fn between(old: &ChartData, new: &ChartData) -> ChartDiff {
         let mut diff = ChartDiff {
             global: old.cases != new.cases
                 || old.synthetic != new.synthetic
@@ -95,13 +95,13 @@ impl ChartDiff {
         diff
     }
 
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.global || !self.values.is_empty()
     }
 }
 
 /// The chart data of one language's case section.
-pub fn compute(config: &Config, corpus: &Corpus, facets: &[Facet], lang: &str) -> ChartData {
+pub(crate) fn compute(config: &Config, corpus: &Corpus, facets: &[Facet], lang: &str) -> ChartData {
     let mut data = ChartData::default();
     let (Some(schema), Some(section)) = (&config.cases, corpus.case_section(lang)) else {
         return data;

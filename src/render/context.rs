@@ -58,7 +58,7 @@ shared_values! {
 }
 
 /// Context values shared by every page, per language.
-pub struct Shared {
+pub(crate) struct Shared {
     base_url: String,
     /// Every language's home, for the language switcher of untranslated pages.
     homes: Vec<Link>,

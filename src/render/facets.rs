@@ -17,58 +17,58 @@ use crate::content::{Corpus, FieldValue};
 use crate::locale::format_month;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Facet {
+pub(crate) struct Facet {
     /// The URL segment (`branch`).
-    pub name: String,
-    pub field: String,
-    pub label: String,
+    pub(crate) name: String,
+    pub(crate) field: String,
+    pub(crate) label: String,
     /// The field's description from the schema, if any.
-    pub description: Option<String>,
-    pub lang: String,
+    pub(crate) description: Option<String>,
+    pub(crate) lang: String,
     /// `/cases/branch/`
-    pub path: String,
-    pub values: Vec<FacetValue>,
+    pub(crate) path: String,
+    pub(crate) values: Vec<FacetValue>,
     #[serde(skip)]
-    pub source: PathBuf,
+    pub(crate) source: PathBuf,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FacetValue {
-    pub value: String,
-    pub label: String,
-    pub path: String,
-    pub count: usize,
+pub(crate) struct FacetValue {
+    pub(crate) value: String,
+    pub(crate) label: String,
+    pub(crate) path: String,
+    pub(crate) count: usize,
     /// Indices into `Corpus::pages`, in the case section's order.
     #[serde(skip)]
-    pub pages: Vec<usize>,
+    pub(crate) pages: Vec<usize>,
     /// A date facet's year: its months that have cases, in order, each with its own page.
-    pub months: Vec<FacetValue>,
+    pub(crate) months: Vec<FacetValue>,
     /// A month: the year it belongs to.
-    pub parent: Option<ParentValue>,
+    pub(crate) parent: Option<ParentValue>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ParentValue {
-    pub label: String,
-    pub path: String,
+pub(crate) struct ParentValue {
+    pub(crate) label: String,
+    pub(crate) path: String,
 }
 
 impl Facet {
     /// Every value with its own page: the values, each followed by its months (a date
     /// facet's years).
-    pub fn values_and_months(&self) -> impl Iterator<Item = &FacetValue> {
+    pub(crate) fn values_and_months(&self) -> impl Iterator<Item = &FacetValue> {
         self.values
             .iter()
             .flat_map(|v| std::iter::once(v).chain(&v.months))
     }
 
     /// A value of the facet by key: a year's months (`2013-05`) included.
-    pub fn value(&self, key: &str) -> Option<&FacetValue> {
+    pub(crate) fn value(&self, key: &str) -> Option<&FacetValue> {
         self.values_and_months().find(|v| v.value == key)
     }
 }
 
-pub fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
+pub(super) fn compute(config: &Config, corpus: &Corpus) -> Vec<Facet> {
     let Some(schema) = &config.cases else {
         return Vec::new();
     };

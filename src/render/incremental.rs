@@ -19,7 +19,7 @@ use crate::theme::Theme;
 
 /// Which pages changed between two loads of the same structure; `None` when the structure
 /// itself changed (pages added, removed or moved, sections changed shape).
-pub fn changed_pages(
+pub(crate) fn changed_pages(
     old: &Corpus,
     new: &Corpus,
     old_images: &ImageSet,
@@ -60,7 +60,7 @@ pub fn changed_pages(
 }
 
 /// What changed between the previous build and this one.
-pub struct Delta<'a> {
+pub(crate) struct Delta<'a> {
     changed_pages: Vec<bool>,
     changed_sections: Vec<bool>,
     /// Each section's pages in the previous build, in display order.
@@ -231,7 +231,7 @@ impl<'a> Delta<'a> {
     }
 
     /// Whether a page job's output may differ from the previous build's.
-    pub fn dirty(&self, renderer: &Renderer, job: &Job) -> bool {
+    pub(crate) fn dirty(&self, renderer: &Renderer, job: &Job) -> bool {
         let template = renderer.template(job);
         if self.changed_templates.contains(template) {
             return true;

@@ -8,11 +8,11 @@
 pub(crate) mod chart_data;
 mod context;
 mod facets;
-pub mod incremental;
+pub(crate) mod incremental;
 mod paginator;
 mod prepare;
 mod search_docs;
-pub mod views;
+pub(crate) mod views;
 
 use std::path::{Path, PathBuf};
 
@@ -26,24 +26,24 @@ use crate::html::{self, LinkMode};
 use crate::images::ImageSet;
 use crate::output::{self, Data, Output};
 use crate::theme::{Theme, error_chain};
-pub use context::Shared;
-pub use facets::{Facet, FacetValue};
-pub use paginator::paginated_path;
+pub(crate) use context::Shared;
+pub(crate) use facets::{Facet, FacetValue};
+pub(crate) use paginator::paginated_path;
 use paginator::paginator;
-pub use prepare::{Prepared, Reuse, markdown_link_errors, prepare};
+pub(crate) use prepare::{Prepared, Reuse, markdown_link_errors, prepare};
 use views::ViewContext;
 
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RenderOptions {
+pub(crate) struct RenderOptions {
     /// Links name `index.html` so the site works from `file://`.
-    pub portable: bool,
+    pub(crate) portable: bool,
     /// Keep each page's HTML before link rewriting and minification, for `check`.
-    pub keep_html: bool,
+    pub(crate) keep_html: bool,
 }
 
 /// What a template is rendered for: enough to name the output and report errors.
 #[derive(Debug, Clone, Copy)]
-pub enum Job<'a> {
+pub(crate) enum Job<'a> {
     Page(usize),
     /// A section, or one page of its paginated list (1-based).
     Section {
@@ -67,10 +67,10 @@ pub enum Job<'a> {
 
 /// A page of HTML before link rewriting and minification, kept for checks.
 #[derive(Debug, Clone)]
-pub struct HtmlPage {
-    pub url_path: String,
-    pub source: PathBuf,
-    pub html: String,
+pub(crate) struct HtmlPage {
+    pub(crate) url_path: String,
+    pub(crate) source: PathBuf,
+    pub(crate) html: String,
 }
 
 /// One rendered page: its finished file and, for checks, its raw HTML.
@@ -92,7 +92,7 @@ pub(crate) struct Inputs<'a> {
 }
 
 /// Renders page jobs from prepared data.
-pub struct Renderer<'a> {
+pub(crate) struct Renderer<'a> {
     config: &'a Config,
     corpus: &'a Corpus,
     theme: &'a Theme,
@@ -134,7 +134,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// Every HTML page of the site, as a job.
-    pub fn jobs(&self) -> Vec<Job<'a>> {
+    pub(crate) fn jobs(&self) -> Vec<Job<'a>> {
         let (config, corpus) = (self.config, self.corpus);
         let mut jobs = Vec::new();
         for i in 0..corpus.pages.len() {
@@ -164,7 +164,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// The template a job renders with.
-    pub fn template(&self, job: &Job) -> &'a str {
+    pub(crate) fn template(&self, job: &Job) -> &'a str {
         match job {
             Job::Page(i) => {
                 let p = &self.corpus.pages[*i];
@@ -192,7 +192,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// The language a job's page is in.
-    pub fn lang(&self, job: &Job<'a>) -> &'a str {
+    pub(crate) fn lang(&self, job: &Job<'a>) -> &'a str {
         match job {
             Job::Page(i) => &self.corpus.pages[*i].meta.lang,
             Job::Section { index, .. } => &self.corpus.sections[*index].meta.lang,
@@ -203,7 +203,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// The root-relative URL path a job's page is published at.
-    pub fn url_path(&self, job: &Job) -> String {
+    pub(crate) fn url_path(&self, job: &Job) -> String {
         match job {
             Job::Page(i) => self.corpus.pages[*i].meta.path.clone(),
             Job::Section { index, page } => {
@@ -398,7 +398,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// What pages show or link besides themselves: derived images and copied attachments.
-    pub fn page_assets(&self) -> Vec<Output> {
+    pub(crate) fn page_assets(&self) -> Vec<Output> {
         let mut outputs = self.images.outputs();
         for asset in &self.corpus.assets {
             outputs.push(Output {
@@ -410,7 +410,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// The theme's and site's static files, scripts minified.
-    pub fn theme_outputs(&self) -> Vec<Output> {
+    pub(crate) fn theme_outputs(&self) -> Vec<Output> {
         self.theme
             .static_files
             .par_iter()

@@ -4,7 +4,7 @@
 use tera::Value;
 
 /// The URL of page `n` (1-based) of a paginated list at `base`.
-pub fn paginated_path(base: &str, n: usize) -> String {
+pub(crate) fn paginated_path(base: &str, n: usize) -> String {
     if n <= 1 {
         base.to_string()
     } else {

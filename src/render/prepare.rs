@@ -17,7 +17,7 @@ use crate::markdown::{self, Rendered};
 
 /// Everything the page jobs are rendered from, computed once per build. `serve` keeps it
 /// between rebuilds so that an edit recomputes only what depends on the changed files.
-pub struct Prepared {
+pub(crate) struct Prepared {
     pub(super) section_md: Vec<Rendered>,
     /// Shared, so a rebuild reuses unchanged pages' markdown without copying it.
     pub(super) page_md: Vec<Arc<Rendered>>,
@@ -31,9 +31,9 @@ pub struct Prepared {
 
 /// What an earlier preparation of the same site structure lends a new one: its data for
 /// every page not marked as changed.
-pub struct Reuse<'a> {
-    pub prepared: &'a Prepared,
-    pub changed_pages: &'a [bool],
+pub(crate) struct Reuse<'a> {
+    pub(crate) prepared: &'a Prepared,
+    pub(crate) changed_pages: &'a [bool],
 }
 
 impl Reuse<'_> {
@@ -43,7 +43,7 @@ impl Reuse<'_> {
 }
 
 /// Markdown, list items, facets and the search index of the whole site.
-pub fn prepare(
+pub(crate) fn prepare(
     config: &Config,
     corpus: &Corpus,
     images: &ImageSet,
@@ -124,7 +124,7 @@ impl Prepared {
 
 /// Every broken `@/` link of the corpus; used when loading failed, so link errors are
 /// reported together with the content errors.
-pub fn markdown_link_errors(config: &Config, corpus: &Corpus) -> Vec<Diagnostic> {
+pub(crate) fn markdown_link_errors(config: &Config, corpus: &Corpus) -> Vec<Diagnostic> {
     match render_markdown(config, corpus, None) {
         Ok(_) => Vec::new(),
         Err(e) => e.diagnostics().to_vec(),

@@ -16,7 +16,7 @@ use crate::search::{Doc, FacetEntry, FacetTable, LangInput};
 
 /// Every page as a search document; pages that `reuse` (earlier documents, and which pages
 /// changed) knows unchanged are taken from it.
-pub fn page_docs(
+pub(super) fn page_docs(
     config: &Config,
     corpus: &Corpus,
     images: &ImageSet,
@@ -35,7 +35,7 @@ pub fn page_docs(
 }
 
 /// Each language's documents (its sections, then its pages) and facet tables.
-pub fn inputs(
+pub(super) fn inputs(
     config: &Config,
     corpus: &Corpus,
     section_md: &[Rendered],

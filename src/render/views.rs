@@ -13,18 +13,18 @@ use crate::markdown::{Rendered, TocEntry};
 
 /// The same content in another language, for the switcher and `hreflang`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Link {
-    pub lang: String,
+pub(crate) struct Link {
+    pub(crate) lang: String,
     /// The language's own name for itself.
-    pub name: String,
-    pub path: String,
-    pub permalink: String,
+    pub(crate) name: String,
+    pub(crate) path: String,
+    pub(crate) permalink: String,
     /// The page has no version in this language: the link leads to that language's home.
-    pub untranslated: bool,
+    pub(crate) untranslated: bool,
 }
 
 impl Link {
-    pub fn new(config: &Config, lang: &str, path: &str) -> Link {
+    pub(crate) fn new(config: &Config, lang: &str, path: &str) -> Link {
         Link {
             lang: lang.to_string(),
             name: locale::language_name(lang).unwrap_or(lang).to_string(),
@@ -37,92 +37,92 @@ impl Link {
 
 /// A page or section as a template sees it.
 #[derive(Debug, Clone, Serialize)]
-pub struct PageView<'a> {
-    pub title: &'a str,
-    pub description: Option<&'a str>,
+pub(crate) struct PageView<'a> {
+    pub(crate) title: &'a str,
+    pub(crate) description: Option<&'a str>,
     /// Root-relative URL path; the output stage makes links relative.
-    pub path: &'a str,
-    pub permalink: String,
-    pub lang: &'a str,
-    pub dir: &'static str,
-    pub date: Option<String>,
-    pub date_display: Option<String>,
-    pub updated: Option<String>,
-    pub updated_display: Option<String>,
-    pub weight: Option<i64>,
-    pub extra: &'a toml::Table,
-    pub content: &'a str,
-    pub summary: Option<&'a str>,
-    pub toc: &'a [TocEntry],
-    pub word_count: usize,
-    pub reading_time: usize,
-    pub translations: Vec<Link>,
-    pub case: Option<CaseView<'a>>,
+    pub(crate) path: &'a str,
+    pub(crate) permalink: String,
+    pub(crate) lang: &'a str,
+    pub(crate) dir: &'static str,
+    pub(crate) date: Option<String>,
+    pub(crate) date_display: Option<String>,
+    pub(crate) updated: Option<String>,
+    pub(crate) updated_display: Option<String>,
+    pub(crate) weight: Option<i64>,
+    pub(crate) extra: &'a toml::Table,
+    pub(crate) content: &'a str,
+    pub(crate) summary: Option<&'a str>,
+    pub(crate) toc: &'a [TocEntry],
+    pub(crate) word_count: usize,
+    pub(crate) reading_time: usize,
+    pub(crate) translations: Vec<Link>,
+    pub(crate) case: Option<CaseView<'a>>,
     /// A case shown in a language its narrative was not translated into.
-    pub fallback: bool,
-    pub source: String,
-    pub photos: Vec<PhotoView>,
+    pub(crate) fallback: bool,
+    pub(crate) source: String,
+    pub(crate) photos: Vec<PhotoView>,
     /// True when a photograph is graphic: the theme then offers to show them all.
-    pub has_graphic: bool,
+    pub(crate) has_graphic: bool,
 }
 
 /// A list entry: a page without its full content.
 #[derive(Debug, Clone, Serialize)]
-pub struct ItemView<'a> {
-    pub title: &'a str,
-    pub description: Option<&'a str>,
-    pub path: &'a str,
-    pub date: Option<String>,
-    pub date_display: Option<String>,
-    pub summary: Option<&'a str>,
-    pub case: Option<ItemCase<'a>>,
+pub(crate) struct ItemView<'a> {
+    pub(crate) title: &'a str,
+    pub(crate) description: Option<&'a str>,
+    pub(crate) path: &'a str,
+    pub(crate) date: Option<String>,
+    pub(crate) date_display: Option<String>,
+    pub(crate) summary: Option<&'a str>,
+    pub(crate) case: Option<ItemCase<'a>>,
 }
 
 /// What a list shows of a case: kept small because every list page of an 11,000-case
 /// archive carries it.
 #[derive(Debug, Clone, Serialize)]
-pub struct ItemCase<'a> {
-    pub id: &'a str,
-    pub thumb: Option<ThumbView>,
-    pub synthetic: bool,
-    pub columns: Vec<String>,
-    pub values: std::collections::BTreeMap<&'a str, String>,
+pub(crate) struct ItemCase<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) thumb: Option<ThumbView>,
+    pub(crate) synthetic: bool,
+    pub(crate) columns: Vec<String>,
+    pub(crate) values: std::collections::BTreeMap<&'a str, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct CaseView<'a> {
-    pub id: &'a str,
-    pub synthetic: bool,
+pub(crate) struct CaseView<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) synthetic: bool,
     /// Every declared field the case carries, in schema order.
-    pub fields: Vec<FieldView<'a>>,
+    pub(crate) fields: Vec<FieldView<'a>>,
     /// Field name -> plain text, for templates that want one field by name.
-    pub values: std::collections::BTreeMap<&'a str, String>,
+    pub(crate) values: std::collections::BTreeMap<&'a str, String>,
     /// Display text of each `column = true` field, in schema order (empty when absent), so
     /// list tables stay aligned.
-    pub columns: Vec<String>,
+    pub(crate) columns: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct FieldView<'a> {
-    pub name: &'a str,
-    pub label: &'a str,
+pub(crate) struct FieldView<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) label: &'a str,
     #[serde(rename = "type")]
-    pub kind: FieldType,
+    pub(crate) kind: FieldType,
     /// Shown as a column of case lists.
-    pub column: bool,
-    pub text: String,
+    pub(crate) column: bool,
+    pub(crate) text: String,
     /// Each value with its display label and, for facets, the facet page it links to.
-    pub items: Vec<ValueView>,
+    pub(crate) items: Vec<ValueView>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ValueView {
-    pub value: String,
-    pub label: String,
-    pub path: Option<String>,
+pub(crate) struct ValueView {
+    pub(crate) value: String,
+    pub(crate) label: String,
+    pub(crate) path: Option<String>,
 }
 
-pub fn format_date(date: &Date, lang: &str) -> String {
+pub(crate) fn format_date(date: &Date, lang: &str) -> String {
     locale::format_date(&date.date_naive(), lang)
 }
 
@@ -131,11 +131,11 @@ fn iso(d: &Option<Date>) -> Option<String> {
 }
 
 /// The facet page of one value: `/cases/branch/215/` (language-prefixed).
-pub fn facet_value_path(section_path: &str, facet: &str, key: &str) -> String {
+pub(crate) fn facet_value_path(section_path: &str, facet: &str, key: &str) -> String {
     format!("{section_path}{facet}/{key}/")
 }
 
-pub fn case_view<'a>(
+pub(crate) fn case_view<'a>(
     schema: &'a CaseSchema,
     case: &'a Case,
     section_path: &str,
@@ -213,45 +213,45 @@ pub fn case_view<'a>(
     }
 }
 
-pub struct ViewContext<'a> {
-    pub config: &'a Config,
-    pub corpus: &'a Corpus,
-    pub images: &'a ImageSet,
+pub(crate) struct ViewContext<'a> {
+    pub(crate) config: &'a Config,
+    pub(crate) corpus: &'a Corpus,
+    pub(crate) images: &'a ImageSet,
 }
 
 /// One image file as templates see it.
 #[derive(Debug, Clone, Serialize)]
-pub struct ImageFile {
-    pub path: String,
-    pub width: u32,
-    pub height: u32,
+pub(crate) struct ImageFile {
+    pub(crate) path: String,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
 }
 
 /// A photograph as templates see it.
 #[derive(Debug, Clone, Serialize)]
-pub struct PhotoView {
-    pub alt: String,
-    pub caption: Option<String>,
+pub(crate) struct PhotoView {
+    pub(crate) alt: String,
+    pub(crate) caption: Option<String>,
     /// `none`, `sensitive` or `graphic`.
-    pub sensitivity: Sensitivity,
+    pub(crate) sensitivity: Sensitivity,
     /// The largest derivative.
-    pub src: ImageFile,
+    pub(crate) src: ImageFile,
     /// Every derivative, ascending: for `srcset`.
-    pub sizes: Vec<ImageFile>,
+    pub(crate) sizes: Vec<ImageFile>,
     /// `path 400w, path 1200w`.
-    pub srcset: String,
+    pub(crate) srcset: String,
     /// The blurred placeholder.
-    pub placeholder: ImageFile,
+    pub(crate) placeholder: ImageFile,
 }
 
 /// What a list shows of a case's first photograph: only the placeholder when graphic.
 #[derive(Debug, Clone, Serialize)]
-pub struct ThumbView {
-    pub path: String,
-    pub width: u32,
-    pub height: u32,
-    pub alt: String,
-    pub graphic: bool,
+pub(crate) struct ThumbView {
+    pub(crate) path: String,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) alt: String,
+    pub(crate) graphic: bool,
 }
 
 fn image_file(p: &crate::images::Published) -> ImageFile {
@@ -271,7 +271,7 @@ impl<'a> ViewContext<'a> {
         &self.corpus.sections[page.section].meta.path
     }
 
-    pub fn page(
+    pub(crate) fn page(
         &self,
         meta: &'a Meta,
         rendered: &'a Rendered,
@@ -316,7 +316,7 @@ impl<'a> ViewContext<'a> {
         }
     }
 
-    pub fn photos(&self, meta: &Meta) -> Vec<PhotoView> {
+    pub(crate) fn photos(&self, meta: &Meta) -> Vec<PhotoView> {
         meta.photos
             .iter()
             .filter_map(|spec| {
@@ -340,7 +340,7 @@ impl<'a> ViewContext<'a> {
     }
 
     /// Other-language versions of a page or section, in language order.
-    pub fn translations(&self, meta: &Meta) -> Vec<Link> {
+    pub(crate) fn translations(&self, meta: &Meta) -> Vec<Link> {
         self.corpus
             .translations(&meta.key)
             .into_iter()
@@ -349,7 +349,7 @@ impl<'a> ViewContext<'a> {
             .collect()
     }
 
-    pub fn item(
+    pub(crate) fn item(
         &self,
         meta: &'a Meta,
         rendered: &'a Rendered,

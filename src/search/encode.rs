@@ -4,13 +4,14 @@
 //! alphabet that needs no escaping in a JS string literal. Numbers are little-endian base-64
 //! varints: each character carries 5 bits and a "more follows" bit.
 
-pub const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+pub(crate) const ALPHABET: &[u8; 64] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// Scores are stored as one character: `2^(q / SCORE_STEPS + SCORE_BASE)`.
-pub const SCORE_STEPS: f64 = 5.0;
-pub const SCORE_BASE: f64 = -8.0;
+pub(crate) const SCORE_STEPS: f64 = 5.0;
+pub(crate) const SCORE_BASE: f64 = -8.0;
 
-pub fn push_varint(out: &mut String, mut n: u64) {
+pub(crate) fn push_varint(out: &mut String, mut n: u64) {
     loop {
         let low = (n & 31) as usize;
         n >>= 5;
@@ -23,20 +24,20 @@ pub fn push_varint(out: &mut String, mut n: u64) {
 }
 
 /// Fixed-width base-64 number, most significant character first.
-pub fn push_fixed(out: &mut String, n: u64, width: usize) {
+pub(crate) fn push_fixed(out: &mut String, n: u64, width: usize) {
     for i in (0..width).rev() {
         out.push(ALPHABET[((n >> (6 * i)) & 63) as usize] as char);
     }
 }
 
 /// The one-character score level of a positive BM25 score (log scale, about 15% steps).
-pub fn score_char(score: f64) -> char {
+pub(crate) fn score_char(score: f64) -> char {
     let q = ((score.max(1e-9).log2() - SCORE_BASE) * SCORE_STEPS).round();
     ALPHABET[q.clamp(0.0, 63.0) as usize] as char
 }
 
 /// How many base-64 characters hold numbers below `radix`.
-pub fn width_for(radix: u64) -> usize {
+pub(crate) fn width_for(radix: u64) -> usize {
     let mut width = 1;
     while width < 8 && 64u64.pow(width as u32) < radix {
         width += 1;
@@ -45,7 +46,7 @@ pub fn width_for(radix: u64) -> usize {
 }
 
 #[cfg(test)]
-pub fn read_varints(s: &str) -> Vec<u64> {
+pub(crate) fn read_varints(s: &str) -> Vec<u64> {
     let mut out = Vec::new();
     let (mut n, mut shift) = (0u64, 0);
     for c in s.bytes() {

@@ -18,8 +18,8 @@
 //! Scores are precomputed here (BM25F: per-field weights and length normalisation), so the
 //! client only adds numbers. File names carry a hash of their bytes; output is deterministic.
 
-pub mod encode;
-pub mod normalize;
+pub(crate) mod encode;
+pub(crate) mod normalize;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -52,83 +52,83 @@ const TEXT: usize = 3;
 
 /// One searchable page, as the index sees it.
 #[derive(Debug, Clone, Default)]
-pub struct Doc {
+pub(crate) struct Doc {
     /// Root-relative URL path (`/cases/syn-0001/`).
-    pub path: String,
-    pub title: String,
+    pub(crate) path: String,
+    pub(crate) title: String,
     /// The snippet source shown under the title.
-    pub summary: String,
+    pub(crate) summary: String,
     /// Key fields on one line (`Branch 215 · 14 May 2012`).
-    pub info: String,
-    pub date: Option<NaiveDate>,
+    pub(crate) info: String,
+    pub(crate) date: Option<NaiveDate>,
     /// The blurred placeholder of a graphic photograph, root-relative; never the photograph.
-    pub thumb: Option<String>,
-    pub synthetic: bool,
+    pub(crate) thumb: Option<String>,
+    pub(crate) synthetic: bool,
     /// Matched exactly and whole (`syn-0001`, `2761/215`) as well as word by word.
-    pub identifiers: Vec<String>,
+    pub(crate) identifiers: Vec<String>,
     /// Case field values and their labels.
-    pub fields: Vec<String>,
-    pub text: String,
+    pub(crate) fields: Vec<String>,
+    pub(crate) text: String,
 }
 
 /// A schema facet: which documents carry each value.
 #[derive(Debug, Clone)]
-pub struct FacetTable {
-    pub name: String,
-    pub label: String,
+pub(crate) struct FacetTable {
+    pub(crate) name: String,
+    pub(crate) label: String,
     /// A document may carry several values (list fields).
-    pub multi: bool,
-    pub values: Vec<FacetEntry>,
+    pub(crate) multi: bool,
+    pub(crate) values: Vec<FacetEntry>,
 }
 
 #[derive(Debug, Clone)]
-pub struct FacetEntry {
-    pub value: String,
-    pub label: String,
+pub(crate) struct FacetEntry {
+    pub(crate) value: String,
+    pub(crate) label: String,
     /// Indices into the language's documents.
-    pub docs: Vec<usize>,
+    pub(crate) docs: Vec<usize>,
 }
 
 /// Everything one language's index is built from.
 #[derive(Debug, Clone)]
-pub struct LangInput {
-    pub lang: String,
+pub(crate) struct LangInput {
+    pub(crate) lang: String,
     /// Shared with the pages they come from, so a rebuild does not copy their text.
-    pub docs: Vec<Arc<Doc>>,
-    pub facets: Vec<FacetTable>,
+    pub(crate) docs: Vec<Arc<Doc>>,
+    pub(crate) facets: Vec<FacetTable>,
 }
 
 /// What was built: the files, and for each language the root-relative path of its `meta`.
 #[derive(Debug, Default)]
-pub struct SearchIndex {
-    pub outputs: Vec<Output>,
-    pub entries: BTreeMap<String, String>,
-    pub stats: Stats,
+pub(crate) struct SearchIndex {
+    pub(crate) outputs: Vec<Output>,
+    pub(crate) entries: BTreeMap<String, String>,
+    pub(crate) stats: Stats,
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Stats {
-    pub files: usize,
-    pub bytes: usize,
-    pub terms: usize,
-    pub postings: usize,
-    pub time: Duration,
+pub(crate) struct Stats {
+    pub(crate) files: usize,
+    pub(crate) bytes: usize,
+    pub(crate) terms: usize,
+    pub(crate) postings: usize,
+    pub(crate) time: Duration,
 }
 
 #[cfg(test)]
-pub fn build(config: &SearchConfig, inputs: &[LangInput]) -> SearchIndex {
+pub(crate) fn build(config: &SearchConfig, inputs: &[LangInput]) -> SearchIndex {
     build_with(config, inputs, None)
 }
 
 /// Each document's terms from earlier builds (`casebook serve`), keyed by a hash of the
 /// document's searchable text, so a rebuild tokenizes only the documents that changed.
 #[derive(Default)]
-pub struct TermCache {
+pub(crate) struct TermCache {
     docs: HashMap<u64, Arc<DocTerms>>,
 }
 
 /// `build`, reusing and refreshing `cache`.
-pub fn build_cached(
+pub(crate) fn build_cached(
     config: &SearchConfig,
     inputs: &[LangInput],
     cache: &mut TermCache,

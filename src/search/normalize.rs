@@ -12,7 +12,7 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Normalizes one piece of text (see the module docs).
-pub fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> String {
     // ASCII has nothing to decompose, strip or recompose: lower case is the whole rule. Runs
     // of it are handled apart from the rest, which is safe because nothing composes with an
     // ASCII character once combining marks are gone.
@@ -61,7 +61,7 @@ fn is_arabic_mark(c: char) -> bool {
 }
 
 /// The index terms of a text, in order: identifiers like `2761/215` whole and in parts.
-pub fn terms(text: &str) -> Vec<String> {
+pub(crate) fn terms(text: &str) -> Vec<String> {
     let normalized = normalize(text);
     let mut out = Vec::new();
     for chunk in normalized.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
@@ -85,7 +85,7 @@ pub fn terms(text: &str) -> Vec<String> {
 /// as a whole only, and Arabic words without the article (the index holds that form for
 /// words written with and without it).
 #[cfg(test)]
-pub fn query_terms(text: &str) -> Vec<String> {
+pub(crate) fn query_terms(text: &str) -> Vec<String> {
     let normalized = normalize(text);
     let mut out: Vec<String> = Vec::new();
     let mut push = |t: &str| {

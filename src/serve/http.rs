@@ -27,30 +27,30 @@ use crate::output::{Data, Output};
 use crate::site::Files;
 
 /// Where the server's own files live; no site file can be there (`__` is not a slug).
-pub const EVENTS: &str = "/__casebook/events";
-pub const LIVE_SCRIPT: &str = "/__casebook/live.js";
+pub(super) const EVENTS: &str = "/__casebook/events";
+pub(super) const LIVE_SCRIPT: &str = "/__casebook/live.js";
 const LIVE_TAG: &str = "<script src=\"/__casebook/live.js\"></script>";
 
 /// What the server shows: the last good build, and the diagnostics of a failed rebuild.
 #[derive(Clone, Default)]
-pub struct Snapshot {
-    pub files: Arc<Files>,
-    pub errors: Option<Arc<Vec<Diagnostic>>>,
+pub(super) struct Snapshot {
+    pub(crate) files: Arc<Files>,
+    pub(crate) errors: Option<Arc<Vec<Diagnostic>>>,
 }
 
-pub struct App {
-    pub site: RwLock<Snapshot>,
+pub(super) struct App {
+    pub(crate) site: RwLock<Snapshot>,
     /// (event name, JSON data) for every open page.
-    pub events: broadcast::Sender<(&'static str, String)>,
+    pub(crate) events: broadcast::Sender<(&'static str, String)>,
     /// Becomes true when the server stops, ending the event streams.
-    pub closing: watch::Receiver<bool>,
+    pub(crate) closing: watch::Receiver<bool>,
     /// Canonical folders that copied files may come from (the site, the image cache).
-    pub allowed_roots: Vec<PathBuf>,
+    pub(crate) allowed_roots: Vec<PathBuf>,
     /// No rebuild step is running or due.
-    pub settled: std::sync::atomic::AtomicBool,
+    pub(crate) settled: std::sync::atomic::AtomicBool,
 }
 
-pub fn router(app: Arc<App>) -> Router {
+pub(super) fn router(app: Arc<App>) -> Router {
     Router::new()
         .route(EVENTS, get(events))
         .route(LIVE_SCRIPT, get(live_script))
@@ -131,7 +131,7 @@ async fn site_file(State(app): State<Arc<App>>, method: Method, uri: Uri) -> Res
 
 /// The output path (`cases/x/index.html`-style key, before the index lookup) a request
 /// path names, or `None` if it tries to leave the site.
-pub fn site_path(raw: &str) -> Option<String> {
+pub(super) fn site_path(raw: &str) -> Option<String> {
     let lower = raw.to_ascii_lowercase();
     // An encoded separator or NUL has no business in a site path.
     if !raw.starts_with('/')
@@ -261,7 +261,7 @@ fn inject_live_reload(mut html: Vec<u8>) -> Vec<u8> {
 }
 
 /// The page shown instead of the site while the last rebuild failed.
-pub fn overlay(errors: &[Diagnostic]) -> String {
+pub(super) fn overlay(errors: &[Diagnostic]) -> String {
     let esc = crate::html::escape;
     let mut items = String::new();
     for d in errors {
@@ -314,7 +314,7 @@ li{border-color:#ff8a8a}.hint{color:#ccc}}";
 
 /// The `reload` event's data for a build that changed `changed` output files: the URL
 /// paths of changed pages and whether any style, script or image changed.
-pub fn reload_message(changed: &[String], all: bool) -> String {
+pub(super) fn reload_message(changed: &[String], all: bool) -> String {
     let pages: Vec<String> = changed
         .iter()
         .filter(|p| p.ends_with(".html"))

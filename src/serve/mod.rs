@@ -24,17 +24,21 @@ use tokio::sync::{broadcast, watch};
 
 use crate::error::{Diagnostic, Error, Result};
 pub use crate::site::{Session, Update};
-pub use http::Snapshot;
+use http::Snapshot;
 
 /// How long the watcher waits for a burst of file events to end before rebuilding.
 const DEBOUNCE: Duration = Duration::from_millis(40);
 
+/// What `casebook serve` is asked to do.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
+    /// The site folder (holding `casebook.toml`).
     pub root: PathBuf,
+    /// The address to listen on; anything but loopback shows unpublished content.
     pub bind: IpAddr,
     /// 0 picks a free port.
     pub port: u16,
+    /// Include pages marked `draft = true`.
     pub drafts: bool,
 }
 
@@ -56,11 +60,13 @@ pub enum Report {
     Rebuilt(Update),
     /// The whole-site files (search index, feeds, export, manifest) caught up.
     Finished(Update),
+    /// A rebuild failed: the last good site is still served, with these problems shown.
     Failed(Vec<Diagnostic>),
 }
 
 /// A running server; stops when dropped.
 pub struct Server {
+    /// The address the server listens on.
     pub addr: SocketAddr,
     /// `http://127.0.0.1:1111/`
     pub url: String,

@@ -12,7 +12,7 @@ use crate::content::{Corpus, FieldValue};
 use crate::error::{Error, Result};
 use crate::output::Output;
 
-pub fn cases(config: &Config, corpus: &Corpus) -> Result<Vec<Output>> {
+pub(super) fn cases(config: &Config, corpus: &Corpus) -> Result<Vec<Output>> {
     let Some(schema) = &config.cases else {
         return Ok(Vec::new());
     };

@@ -10,7 +10,7 @@ use crate::markdown::Rendered;
 use crate::output::Output;
 
 /// Every HTML page except the 404 page, sorted by URL.
-pub fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) -> Option<Output> {
+pub(super) fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) -> Option<Output> {
     let mut lastmod = std::collections::HashMap::new();
     for m in corpus.metas() {
         if let Some(d) = m.updated.or(m.date) {
@@ -39,7 +39,7 @@ pub fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) -> Option
     Some(Output::bytes("sitemap.xml", xml))
 }
 
-pub fn robots(config: &Config) -> Output {
+pub(super) fn robots(config: &Config) -> Output {
     Output::bytes(
         "robots.txt",
         format!(
@@ -50,7 +50,7 @@ pub fn robots(config: &Config) -> Output {
 }
 
 /// One Atom feed per language: dated pages, newest first, at most `feed_limit`.
-pub fn atom(
+pub(super) fn atom(
     config: &Config,
     corpus: &Corpus,
     rendered: &[std::sync::Arc<Rendered>],

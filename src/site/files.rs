@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::output::Output;
 
 /// The built site: output path (`cases/syn-0001/index.html`) -> file.
-pub type Files = HashMap<String, Arc<Output>>;
+pub(crate) type Files = HashMap<String, Arc<Output>>;
 
 /// Which whole-site files are older than the pages, in increasing order of work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

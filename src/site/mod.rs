@@ -33,7 +33,7 @@ use crate::render::{self, HtmlPage, Prepared, RenderOptions, Renderer, Shared, i
 use crate::search::{SearchIndex, TermCache};
 use crate::theme::Theme;
 use crate::{BuildOptions, Stopwatch};
-pub use files::Files;
+pub(crate) use files::Files;
 use files::{Merge, Stale};
 
 /// What one step of a build changed.
@@ -43,9 +43,11 @@ pub struct Update {
     pub changed: Vec<String>,
     /// Page jobs rendered.
     pub rendered: usize,
+    /// HTML pages of the site.
     pub pages: usize,
     /// Whether everything was rebuilt.
     pub full: bool,
+    /// Wall time of the step.
     pub took: Duration,
     /// Wall time of each step, for `--timings`.
     pub timings: Vec<(&'static str, Duration)>,
