@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Byte identity of a refactor (not a test: run it by hand before landing a change that
+# should change no output).
+#
+#   bash benches/identity.sh [REV] [CASES]      e.g. bash benches/identity.sh main~3 1500
+#
+# Builds casebook at REV (default HEAD) and from the working tree, then builds with each:
+# the bundled site at the domain root, with --portable and under a sub-path; the test
+# fixtures charts, i18n, minimal and search; and a generated corpus of CASES cases (default
+# 1500). Every output tree must be byte for byte the same: any difference is listed and the
+# script exits 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev=${1:-HEAD}
+cases=${2:-1500}
+work=$(mktemp -d)
+cleanup() {
+  git worktree remove --force "$work/old-src" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Both builds share this checkout's target folder, so dependencies compile once.
+target=$(pwd)/target
+git worktree add --detach "$work/old-src" "$rev" >/dev/null 2>&1
+(cd "$work/old-src" && CARGO_TARGET_DIR="$target" cargo build --quiet --bin casebook)
+cp "$target/debug/casebook" "$work/casebook-old"
+cargo build --quiet --bin casebook --example gen-corpus
+cp target/debug/casebook "$work/casebook-new"
+
+# The same inputs for both: the working tree's bundled site, fixtures and a corpus.
+src="$work/src"
+mkdir -p "$src/bundled"
+cp -r casebook.toml content themes "$src/bundled/"
+for f in charts i18n minimal search; do cp -r "tests/fixtures/$f" "$src/$f"; done
+target/debug/examples/gen-corpus --cases "$cases" --out "$src/corpus" >/dev/null
+
+build_all() {
+  local bin=$1 out=$2
+  "$bin" build --root "$src/bundled" --output "$out/bundled" >/dev/null 2>&1
+  "$bin" build --root "$src/bundled" --output "$out/bundled-portable" --portable >/dev/null 2>&1
+  "$bin" build --root "$src/bundled" --output "$out/bundled-sub" \
+    --base-url https://example.org/sub/path/ >/dev/null 2>&1
+  for f in charts i18n minimal search; do
+    "$bin" build --root "$src/$f" --output "$out/$f" >/dev/null 2>&1
+  done
+  "$bin" build --root "$src/corpus" --output "$out/corpus" >/dev/null 2>&1
+}
+build_all "$work/casebook-old" "$work/old"
+build_all "$work/casebook-new" "$work/new"
+
+files=$(find "$work/new" -type f | wc -l)
+if diff -rq "$work/old" "$work/new"; then
+  echo "identical: $files files ($rev and the working tree)"
+else
+  echo "DIFFERENT: the working tree's output differs from $rev's (listed above)"
+  exit 1
+fi
