@@ -4,6 +4,8 @@
 #
 #   bash benches/compare.sh OLD_BIN NEW_BIN [CASES] [PAIRS]
 #
+# (GEN=path/to/gen-corpus uses that corpus generator instead of building this checkout's.)
+#
 # Builds the archive once with each, then times warm rebuilds (previous output and staging
 # copy present, nothing changed) in alternating pairs, so drift in the machine's speed hits
 # both alike. Reports the median wall time and peak memory of each, and their ratio.
@@ -15,11 +17,13 @@ cases=${3:-11000}
 pairs=${4:-7}
 
 . benches/lib.sh
-cargo build --release --quiet --example gen-corpus
+# GEN: a gen-corpus binary to use instead of building this checkout's.
+gen=${GEN:-target/release/examples/gen-corpus}
+[ -n "${GEN:-}" ] || cargo build --release --quiet --example gen-corpus
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 corpus="$work/c$cases"
-target/release/examples/gen-corpus --cases "$cases" --out "$corpus" >/dev/null
+"$gen" --cases "$cases" --out "$corpus" >/dev/null
 # Two warm-ups each: the first fills the output, the second the staging copy.
 for bin in "$old" "$new" "$old" "$new"; do "$bin" build --root "$corpus" >/dev/null; done
 

@@ -26,43 +26,17 @@ pub mod serve;
 mod site;
 mod theme;
 
-use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use error::{Diagnostic, Error, Result, report};
 pub use html::percent_decode;
+pub use images::Progress;
 pub use images::manifest::Verified;
 pub use init::init;
-
-/// What `casebook build` and `casebook check` are asked to do.
-#[derive(Debug, Clone, Default)]
-pub struct BuildOptions {
-    /// The site folder (holding `casebook.toml`).
-    pub root: PathBuf,
-    /// Defaults to `<root>/public`.
-    pub output: Option<PathBuf>,
-    /// Replaces `base_url` from the config (e.g. for a staging host).
-    pub base_url: Option<String>,
-    /// Include pages marked `draft = true`.
-    pub drafts: bool,
-    /// Links name `index.html` so the site works opened from disk.
-    pub portable: bool,
-    /// Hears how far long image runs got.
-    pub progress: Option<Progress>,
-}
-
-/// A callback told `(done, total)` as photographs are derived, so a front end can show
-/// progress; the library itself prints nothing.
-#[derive(Clone)]
-pub struct Progress(pub Arc<dyn Fn(usize, usize) + Send + Sync>);
-
-impl fmt::Debug for Progress {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Progress(..)")
-    }
-}
+pub use site::BuildOptions;
+use site::Stopwatch;
 
 /// What a build produced, for the summary line.
 #[derive(Debug, Clone)]
@@ -77,29 +51,6 @@ pub struct BuildReport {
     pub files: usize,
     /// Wall time of each stage, in order, for `--timings`.
     pub timings: Vec<(&'static str, Duration)>,
-}
-
-/// Times stages of a run.
-#[derive(Debug, Default)]
-pub(crate) struct Stopwatch {
-    last: Option<Instant>,
-    pub(crate) laps: Vec<(&'static str, Duration)>,
-}
-
-impl Stopwatch {
-    pub(crate) fn start() -> Self {
-        Stopwatch {
-            last: Some(Instant::now()),
-            laps: Vec::new(),
-        }
-    }
-
-    pub(crate) fn lap(&mut self, stage: &'static str) {
-        let now = Instant::now();
-        if let Some(last) = self.last.replace(now) {
-            self.laps.push((stage, now - last));
-        }
-    }
 }
 
 /// Builds the site and swaps it into the output folder.

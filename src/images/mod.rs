@@ -10,14 +10,15 @@ pub(crate) mod manifest;
 pub(crate) mod pipeline;
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::Progress;
 use crate::config::Config;
 use crate::content::Corpus;
 use crate::content::photos::{PhotoSpec, Region};
@@ -109,6 +110,17 @@ fn spec_key(spec: &PhotoSpec) -> String {
         key.push_str(&format!("|{:?}:{}:{}:{}:{}", r.method, r.x, r.y, r.w, r.h));
     }
     key
+}
+
+/// A callback told `(done, total)` as photographs are derived, so a front end can show
+/// progress; the library itself prints nothing.
+#[derive(Clone)]
+pub struct Progress(pub Arc<dyn Fn(usize, usize) + Send + Sync>);
+
+impl fmt::Debug for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Progress(..)")
+    }
 }
 
 struct Job<'a> {

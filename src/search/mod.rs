@@ -117,7 +117,7 @@ pub(crate) struct Stats {
 
 #[cfg(test)]
 pub(crate) fn build(config: &SearchConfig, inputs: &[LangInput]) -> SearchIndex {
-    build_with(config, inputs, None)
+    build_cached(config, inputs, None)
 }
 
 /// Each document's terms from earlier builds (`casebook serve`), keyed by a hash of the
@@ -127,16 +127,8 @@ pub(crate) struct TermCache {
     docs: HashMap<u64, Arc<DocTerms>>,
 }
 
-/// `build`, reusing and refreshing `cache`.
+/// The index of `inputs`, reusing and refreshing `cache` when there is one (`serve`).
 pub(crate) fn build_cached(
-    config: &SearchConfig,
-    inputs: &[LangInput],
-    cache: &mut TermCache,
-) -> SearchIndex {
-    build_with(config, inputs, Some(cache))
-}
-
-fn build_with(
     config: &SearchConfig,
     inputs: &[LangInput],
     cache: Option<&mut TermCache>,

@@ -18,7 +18,7 @@ pub(super) fn search_index(
     config: &Config,
     corpus: &Corpus,
     prepared: &Prepared,
-    terms: &mut TermCache,
+    terms: Option<&mut TermCache>,
 ) -> SearchIndex {
     let started = std::time::Instant::now();
     let inputs = prepared.search_inputs(config, corpus);
@@ -36,12 +36,22 @@ pub(super) fn outputs(
     search: &SearchIndex,
     url_paths: &[String],
 ) -> Result<Vec<Output>> {
-    let mut outputs = Vec::new();
-    outputs.extend(feeds::sitemap(config, corpus, url_paths));
+    // Independent of each other: made side by side.
+    let ((sitemap, feeds), (export, search)) = rayon::join(
+        || {
+            rayon::join(
+                || feeds::sitemap(config, corpus, url_paths),
+                || feeds::atom(config, corpus, prepared.page_markdown()),
+            )
+        },
+        || rayon::join(|| export::cases(config, corpus), || search.outputs.clone()),
+    );
+    let mut outputs = Vec::with_capacity(search.len() + feeds.len() + 4);
+    outputs.extend(sitemap);
     outputs.push(feeds::robots(config));
-    outputs.extend(feeds::atom(config, corpus, prepared.page_markdown()));
-    outputs.extend(export::cases(config, corpus)?);
-    outputs.extend(search.outputs.iter().cloned());
+    outputs.extend(feeds);
+    outputs.extend(export?);
+    outputs.extend(search);
     Ok(outputs)
 }
 

@@ -1,0 +1,105 @@
+//! casebook builds its own documentation as a site (issue 13): `docs/` is plain Markdown
+//! that reads well on a code host, and the same pages, given front matter and `@/` links,
+//! build and pass `casebook check`, so every link and anchor between them resolves.
+
+use crate::support::{SiteTest, repo_root};
+
+/// A docs page as a content file: its first `# ` heading becomes the title, links to other
+/// pages (`search.md#settings-search`) become checked `@/` links, and links that leave
+/// `docs/` point at the repository.
+fn as_content(text: &str) -> String {
+    let (title, body) = match text.strip_prefix("# ") {
+        Some(rest) => rest.split_once('\n').unwrap_or((rest, "")),
+        None => ("", text),
+    };
+    let mut out = format!("+++\ntitle = {title:?}\n+++\n");
+    let mut rest = body;
+    while let Some(i) = rest.find("](") {
+        out.push_str(&rest[..i + 2]);
+        rest = &rest[i + 2..];
+        let end = rest.find(')').unwrap_or(rest.len());
+        let target = &rest[..end];
+        let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
+        let anchor = if fragment.is_empty() {
+            String::new()
+        } else {
+            format!("#{fragment}")
+        };
+        if let Some(outside) = target.strip_prefix("../") {
+            out.push_str(&format!("https://example.org/casebook/{outside}"));
+        } else if path.ends_with(".md") && !path.contains('/') {
+            let file = if path == "README.md" {
+                "_index.md"
+            } else {
+                path
+            };
+            out.push_str(&format!("@/{file}{anchor}"));
+        } else {
+            out.push_str(target);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn the_documentation_builds_as_a_casebook_site_with_every_link_resolved() {
+    let mut site = SiteTest::empty().write(
+        "casebook.toml",
+        "title = \"casebook documentation\"\nbase_url = \"https://example.org/casebook/\"\n",
+    );
+    let mut pages = Vec::new();
+    for entry in std::fs::read_dir(repo_root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = if name == "README.md" {
+            "_index.md".to_string()
+        } else {
+            name.clone()
+        };
+        site = site.write(&format!("content/{file}"), &as_content(&text));
+        pages.push(name);
+    }
+    assert!(pages.len() >= 9, "docs/ has a page per topic: {pages:?}");
+    // Every link between the pages, and every anchor they link to, must exist.
+    site.run(&["check"]).success();
+    site.build().success();
+    for name in pages.iter().filter(|n| *n != "README.md") {
+        let page = format!("{}/index.html", name.trim_end_matches(".md"));
+        assert!(site.public().join(&page).is_file(), "{page} was not built");
+    }
+    let index = site.file("index.html");
+    assert!(
+        index.contains("configuration/"),
+        "the index links the pages"
+    );
+}
+
+#[test]
+fn a_broken_anchor_in_the_documentation_would_fail() {
+    let page =
+        as_content("# A\n\nSee [x](search.md#no-such-heading) and [y](../CONTRIBUTING.md).\n");
+    assert!(page.contains("(@/search.md#no-such-heading)"), "{page}");
+    assert!(
+        page.contains("(https://example.org/casebook/CONTRIBUTING.md)"),
+        "{page}"
+    );
+    let site = SiteTest::empty()
+        .write(
+            "casebook.toml",
+            "title = \"t\"\nbase_url = \"https://example.org/\"\n",
+        )
+        .write("content/_index.md", &page)
+        .write(
+            "content/search.md",
+            &as_content(&std::fs::read_to_string(repo_root().join("docs/search.md")).unwrap()),
+        );
+    site.run(&["check"])
+        .failure(1)
+        .stderr_has("no-such-heading");
+}
