@@ -187,3 +187,20 @@ fn template_errors_name_the_template() {
         .failure(1)
         .stderr_has("templates/page.html: template error");
 }
+
+#[test]
+fn a_page_at_the_search_pages_address_is_refused() {
+    // Found by building casebook's own docs, which have a page about search.
+    let site = SiteTest::fixture("minimal")
+        .write("content/search.md", "+++\ntitle = \"Search\"\n+++\nText.\n");
+    site.build()
+        .failure(1)
+        .stderr_has("two outputs would be written to `search/index.html`");
+    let mut session = casebook::serve::Session::new(site.root(), None, false);
+    let err = session.build_all(&[]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("two outputs would be written to `search/index.html`"),
+        "serve finds it too: {err}"
+    );
+}

@@ -494,7 +494,17 @@ impl Session {
                 &url_paths,
             )?;
             watch.lap("site files");
-            whole::check_site_file_paths(&state.files, &site_files, &site_outputs)?;
+            // Every file of the site, once: pages (search pages included), attachments,
+            // theme files and whole-site files. Two sources of one path would lose one.
+            let page_paths: Vec<String> =
+                url_paths.iter().map(|p| output::file_for_url(p)).collect();
+            let all = page_paths
+                .iter()
+                .chain(&state.asset_files)
+                .chain(&state.theme_files)
+                .map(String::as_str)
+                .chain(site_outputs.iter().map(|o| o.path.as_str()));
+            whole::check_collisions(&state.corpus, all)?;
             rendered_count = rendered.len();
             for (page, out) in rendered {
                 kept_pages.extend(page);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{export, feeds};
 use crate::config::Config;
 use crate::content::Corpus;
-use crate::error::{Diagnostic, Diagnostics, Error, Result};
+use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::output::Output;
 use crate::render::Prepared;
 use crate::search::{SearchIndex, TermCache};
@@ -82,27 +82,4 @@ pub(super) fn check_collisions<'p>(
         }
     }
     diags.finish(())
-}
-
-/// Nothing else may claim a whole-site file's path (a page, an attachment, a static file):
-/// the build would lose one of them. `site_files` are the whole-site files `files` already
-/// holds.
-pub(super) fn check_site_file_paths(
-    files: &super::Files,
-    site_files: &std::collections::HashSet<String>,
-    site_outputs: &[Output],
-) -> Result<()> {
-    match site_outputs
-        .iter()
-        .find(|o| files.contains_key(&o.path) && !site_files.contains(&o.path))
-    {
-        Some(clash) => Err(Error::one(
-            Diagnostic::new(
-                "static",
-                format!("two outputs would be written to `{}`", clash.path),
-            )
-            .hint(SAME_PATH_HINT),
-        )),
-        None => Ok(()),
-    }
 }
