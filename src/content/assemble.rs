@@ -5,7 +5,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::parse::{section_url, with_lang};
-use super::*;
+use super::{
+    Asset, Corpus, FileKind, IMAGE_EXTENSIONS, Meta, Page, Parsed, Section, order, to_slash,
+};
+use crate::config::Config;
+use crate::error::{Diagnostic, Diagnostics};
 
 pub(super) fn assemble(
     config: &Config,

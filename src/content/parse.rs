@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use super::*;
+use super::{FileKind, Meta, Parsed, case, display_path, front_matter, meta, photos, to_slash};
+use crate::config::Config;
+use crate::error::Diagnostic;
 
 pub(super) fn parse_file(
     config: &Config,
