@@ -60,42 +60,46 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         .clone()
         .unwrap_or_else(|| options.root.join("public"));
     output::check_output_dir(&options.root, &out)?;
-    let mut session = site::Session::with_options(options.clone());
-    let update = session.build_all(&[])?;
-    let built = session.state().expect("a build that succeeded");
-    let mut watch = Stopwatch::start();
-    let mut files: Vec<&output::Output> = built.files.values().map(Arc::as_ref).collect();
-    files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    output::write(&files, &out)?;
-    watch.lap("write");
-    let mut timings = update.timings;
-    timings.extend(watch.laps);
-    Ok(BuildReport {
-        timings,
-        output: out,
-        pages: update.pages,
-        cases: built.corpus.case_count(&built.config),
-        files: files.len(),
+    let session = site::Session::with_options(options.clone());
+    run(session, "write", |built| {
+        let mut files: Vec<&output::Output> = built.files.values().map(Arc::as_ref).collect();
+        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        output::write(&files, &out)?;
+        Ok(out)
     })
 }
 
 /// Loads, validates and renders everything, checks every internal link and audits what
 /// would be published (and the built output, if any) for leaks; writes nothing.
 pub fn check(options: &BuildOptions) -> Result<BuildReport> {
-    let mut session = site::Session::with_options(options.clone()).keeping_html();
+    let session = site::Session::with_options(options.clone()).keeping_html();
+    run(session, "check and audit", |built| {
+        let problems = check::site(built, &options.root.join("public"));
+        if problems.is_empty() {
+            Ok(PathBuf::new())
+        } else {
+            Err(Error::Diagnostics(problems))
+        }
+    })
+}
+
+/// Builds once through the pipeline, then hands the build to `last` (timed as `step`),
+/// which returns where the site went.
+fn run(
+    mut session: site::Session,
+    step: &'static str,
+    last: impl FnOnce(&site::State) -> Result<PathBuf>,
+) -> Result<BuildReport> {
     let update = session.build_all(&[])?;
     let built = session.state().expect("a build that succeeded");
     let mut watch = Stopwatch::start();
-    let problems = check::site(built, &options.root.join("public"));
-    if !problems.is_empty() {
-        return Err(Error::Diagnostics(problems));
-    }
-    watch.lap("check and audit");
+    let output = last(built)?;
+    watch.lap(step);
     let mut timings = update.timings;
     timings.extend(watch.laps);
     Ok(BuildReport {
         timings,
-        output: PathBuf::new(),
+        output,
         pages: update.pages,
         cases: built.corpus.case_count(&built.config),
         files: built.files.len(),

@@ -79,8 +79,8 @@ struct Finished {
     html: Option<HtmlPage>,
 }
 
-/// Everything a renderer reads.
-pub(crate) struct Inputs<'a> {
+/// Renders page jobs from prepared data: everything it reads.
+pub(crate) struct Renderer<'a> {
     pub(crate) config: &'a Config,
     pub(crate) corpus: &'a Corpus,
     pub(crate) theme: &'a Theme,
@@ -91,45 +91,12 @@ pub(crate) struct Inputs<'a> {
     pub(crate) options: RenderOptions,
 }
 
-/// Renders page jobs from prepared data.
-pub(crate) struct Renderer<'a> {
-    config: &'a Config,
-    corpus: &'a Corpus,
-    theme: &'a Theme,
-    images: &'a ImageSet,
-    prepared: &'a Prepared,
-    search: &'a crate::search::SearchIndex,
-    shared: &'a Shared,
-    options: RenderOptions,
-    views: ViewContext<'a>,
-}
-
 impl<'a> Renderer<'a> {
-    pub(crate) fn new(inputs: Inputs<'a>) -> Self {
-        let Inputs {
-            config,
-            corpus,
-            theme,
-            images,
-            prepared,
-            search,
-            shared,
-            options,
-        } = inputs;
-        Renderer {
-            config,
-            corpus,
-            theme,
-            images,
-            prepared,
-            search,
-            shared,
-            options,
-            views: ViewContext {
-                config,
-                corpus,
-                images,
-            },
+    fn views(&self) -> ViewContext<'a> {
+        ViewContext {
+            config: self.config,
+            corpus: self.corpus,
+            images: self.images,
         }
     }
 
@@ -259,7 +226,7 @@ impl<'a> Renderer<'a> {
     /// of each page stay in memory.
     fn render_one(&self, job: &Job) -> std::result::Result<Finished, Diagnostic> {
         let (config, corpus, prepared, views) =
-            (self.config, self.corpus, self.prepared, &self.views);
+            (self.config, self.corpus, self.prepared, self.views());
         let shared = self.shared;
         let template = self.template(job);
         let url_path = self.url_path(job);

@@ -20,7 +20,8 @@ use crate::output::Output;
 /// that was most of the cost of the whole-site files.
 #[derive(Serialize)]
 struct Document<'a> {
-    cases: Vec<BTreeMap<&'a str, Cell<'a>>>,
+    /// A field the case does not carry is `null`.
+    cases: Vec<BTreeMap<&'a str, Option<Cell<'a>>>>,
     count: usize,
     fields: Vec<FieldInfo<'a>>,
     title: &'a str,
@@ -37,12 +38,10 @@ struct FieldInfo<'a> {
     values: &'a [String],
 }
 
-/// One value of a record: numbers and booleans as such, lists as arrays, the rest as text,
-/// a field the case does not carry as `null`.
+/// One value of a record: numbers and booleans as such, lists as arrays, the rest as text.
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Cell<'a> {
-    Missing(Option<()>),
     Int(i64),
     Bool(bool),
     List(&'a [String]),
@@ -50,13 +49,12 @@ enum Cell<'a> {
 }
 
 impl<'a> Cell<'a> {
-    fn of(value: Option<&'a FieldValue>) -> Cell<'a> {
+    fn of(value: &'a FieldValue) -> Cell<'a> {
         match value {
-            None => Cell::Missing(None),
-            Some(FieldValue::Int(i)) => Cell::Int(*i),
-            Some(FieldValue::Bool(b)) => Cell::Bool(*b),
-            Some(FieldValue::List(items)) => Cell::List(items),
-            Some(other) => Cell::Text(other.to_text()),
+            FieldValue::Int(i) => Cell::Int(*i),
+            FieldValue::Bool(b) => Cell::Bool(*b),
+            FieldValue::List(items) => Cell::List(items),
+            other => Cell::Text(other.to_text()),
         }
     }
 }
@@ -84,13 +82,13 @@ pub(super) fn cases(config: &Config, corpus: &Corpus) -> Result<Vec<Output>> {
             let mut row = Vec::with_capacity(header.len());
             for field in &schema.fields {
                 let value = case.values.get(&field.name);
-                record.insert(field.name.as_str(), Cell::of(value));
+                record.insert(field.name.as_str(), value.map(Cell::of));
                 row.push(spreadsheet_safe(
                     value.map(FieldValue::to_text).unwrap_or_default(),
                 ));
             }
-            record.insert("title", Cell::Text(page.meta.title.clone()));
-            record.insert("url", Cell::Text(url.clone()));
+            record.insert("title", Some(Cell::Text(page.meta.title.clone())));
+            record.insert("url", Some(Cell::Text(url.clone())));
             row.push(spreadsheet_safe(page.meta.title.clone()));
             row.push(url);
             (record, row)

@@ -14,6 +14,8 @@ pub(super) enum Stale {
     Fresh,
     /// Some file changed: the manifest.
     Manifest,
+    /// The sitemap, feeds, data export and manifest (the search index is already made).
+    SiteFiles,
     /// The content changed: the search index, sitemap, feeds, data export and manifest.
     Site,
 }

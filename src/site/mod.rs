@@ -55,6 +55,20 @@ pub struct Update {
     pub timings: Vec<(&'static str, Duration)>,
 }
 
+impl Update {
+    /// What a step that began at `started` changed: `changed` sorted, without repeats.
+    fn of_step(mut changed: Vec<String>, started: Instant, watch: Stopwatch) -> Update {
+        changed.sort();
+        changed.dedup();
+        Update {
+            changed,
+            took: started.elapsed(),
+            timings: watch.laps,
+            ..Update::default()
+        }
+    }
+}
+
 /// Builds a site and, for `serve`, rebuilds it after changes.
 pub struct Session {
     options: BuildOptions,
@@ -91,13 +105,11 @@ pub(crate) struct State {
     site_files: HashSet<String>,
     /// What `finish` has to bring up to date.
     stale: Stale,
-    /// The search index is already this build's (a one-shot build makes it with the pages).
-    search_fresh: bool,
 }
 
 impl State {
     fn renderer<'a>(&'a self, search: &'a SearchIndex, options: RenderOptions) -> Renderer<'a> {
-        Renderer::new(render::Inputs {
+        Renderer {
             config: &self.config,
             corpus: &self.corpus,
             theme: &self.theme,
@@ -106,7 +118,7 @@ impl State {
             search,
             shared: &self.shared,
             options,
-        })
+        }
     }
 }
 
@@ -320,7 +332,7 @@ impl Session {
             &prepared.facets,
             old.map(|o| o.shared.as_ref()),
         ));
-        let renderer = Renderer::new(render::Inputs {
+        let renderer = Renderer {
             config: &config,
             corpus: &corpus,
             theme: &theme,
@@ -329,7 +341,7 @@ impl Session {
             search: &search,
             shared: &shared,
             options: self.render_options(),
-        });
+        };
         let jobs = renderer.jobs();
         let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
         let page_files: HashSet<String> =
@@ -404,19 +416,17 @@ impl Session {
             self.hashes.remove(path);
         }
 
-        merge.changed.sort();
-        merge.changed.dedup();
         let update = Update {
-            changed: merge.changed,
             rendered: rendered_count,
             pages: url_paths.len(),
             full: old.is_none(),
-            took: started.elapsed(),
-            timings: watch.laps,
+            ..Update::of_step(merge.changed, started, watch)
         };
         let site_files = old.map(|o| o.site_files.clone()).unwrap_or_default();
         let previous = old.map_or(Stale::Site, |o| o.stale);
-        let stale = if content_changed {
+        let stale = if search_fresh {
+            Stale::SiteFiles
+        } else if content_changed {
             Stale::Site
         } else if update.changed.is_empty() {
             previous
@@ -438,7 +448,6 @@ impl Session {
             theme_files,
             site_files,
             stale,
-            search_fresh,
         });
         Ok(update)
     }
@@ -460,8 +469,8 @@ impl Session {
         let mut rendered_count = 0;
         let mut kept_pages = Vec::new();
         watch.lap("file map");
-        if state.stale == Stale::Site {
-            if !state.search_fresh {
+        if state.stale >= Stale::SiteFiles {
+            if state.stale == Stale::Site {
                 search = Arc::new(whole::search_index(
                     &state.config,
                     &state.corpus,
@@ -531,15 +540,10 @@ impl Session {
         }
         watch.lap("manifest");
 
-        merge.changed.sort();
-        merge.changed.dedup();
         let update = Update {
-            changed: merge.changed,
             rendered: rendered_count,
             pages: page_files.len(),
-            full: false,
-            took: started.elapsed(),
-            timings: watch.laps,
+            ..Update::of_step(merge.changed, started, watch)
         };
         let state = self.state.as_mut().expect("checked above");
         state.search = search;
@@ -547,7 +551,6 @@ impl Session {
         state.page_files = page_files;
         state.site_files = site_files;
         state.stale = Stale::Fresh;
-        state.search_fresh = false;
         state.pages.extend(kept_pages);
         Ok(update)
     }
