@@ -129,6 +129,14 @@ fn attribute_name_before(html: &str, value_start: usize) -> Option<&'static str>
 /// stands, and everything around it is kept byte for byte (an unquoted value gains double
 /// quotes only if the new value needs them). HTML the tokenizer cannot read is returned as it was.
 pub(crate) fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> String {
+    apply_link_edits(html, &link_edits(html, url_path, mode)).unwrap_or_else(|| html.to_string())
+}
+
+/// One link value to replace: its byte range in the page and the new value.
+pub(crate) type LinkEdit = (Range<usize>, String);
+
+/// What `rewrite_links` changes in a page, in order; none when the tokenizer cannot read it.
+pub(crate) fn link_edits(html: &str, url_path: &str, mode: LinkMode) -> Vec<LinkEdit> {
     let page_dir: Vec<&str> = url_path
         .rsplit_once('/')
         .map_or("", |(dir, _)| dir)
@@ -170,20 +178,34 @@ pub(crate) fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> Strin
         ElementContentHandlers::default().element(find),
     );
     if tokenize(html, handler).is_err() {
-        return html.to_string();
+        return Vec::new();
     }
     let mut edits = edits.into_inner();
     edits.sort_by_key(|(range, _)| range.start);
+    edits
+}
+
+/// `html` with `edits` made, each value in its attribute's own quoting; `None` if an edit
+/// does not fit the page (ranges out of order, out of bounds or inside a character).
+pub(crate) fn apply_link_edits(html: &str, edits: &[LinkEdit]) -> Option<String> {
     let mut out = String::with_capacity(html.len() + html.len() / 16);
     let mut done = 0;
     for (range, new) in edits {
+        if range.start < done
+            || range.end < range.start
+            || !html.is_char_boundary(range.start)
+            || !html.is_char_boundary(range.end)
+        {
+            return None;
+        }
+        let range = range.clone();
         let quote = html.as_bytes()[..range.start].last().copied();
         out.push_str(&html[done..range.start]);
         match quote {
             Some(b'"') => out.push_str(&new.replace('"', "&quot;")),
             Some(b'\'') => out.push_str(&new.replace('\'', "&#39;")),
             // Unquoted stays unquoted while the value allows it (as minified HTML has it).
-            _ if !new.is_empty() && !new.contains(UNQUOTABLE) => out.push_str(&new),
+            _ if !new.is_empty() && !new.contains(UNQUOTABLE) => out.push_str(new),
             _ => {
                 out.push('"');
                 out.push_str(&new.replace('"', "&quot;"));
@@ -193,7 +215,7 @@ pub(crate) fn rewrite_links(html: &str, url_path: &str, mode: LinkMode) -> Strin
         done = range.end;
     }
     out.push_str(&html[done..]);
-    out
+    Some(out)
 }
 
 /// What an unquoted attribute value cannot contain.

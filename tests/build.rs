@@ -205,6 +205,40 @@ fn two_builds_are_byte_identical() {
 }
 
 #[test]
+fn rebuilds_with_the_link_cache_present_or_damaged_are_byte_identical() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let first = tree(&site.public());
+    let cache = site.root().join(".casebook-cache/links.bin");
+    assert!(
+        cache.is_file(),
+        "a build keeps its link rewrites for the next"
+    );
+    site.build().success();
+    assert!(
+        tree(&site.public()) == first,
+        "a warm build changed the output"
+    );
+    // A damaged cache (a truncated file, another page's rewrites) is not trusted.
+    let bytes = std::fs::read(&cache).unwrap();
+    std::fs::write(&cache, &bytes[..bytes.len() / 2]).unwrap();
+    site.build().success();
+    assert!(
+        tree(&site.public()) == first,
+        "a damaged cache changed the output"
+    );
+    let mut flipped = std::fs::read(&cache).unwrap();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x20;
+    std::fs::write(&cache, flipped).unwrap();
+    site.build().success();
+    assert!(
+        tree(&site.public()) == first,
+        "a damaged cache changed the output"
+    );
+}
+
+#[test]
 fn a_failed_build_leaves_the_previous_output_untouched() {
     let site = SiteTest::fixture("minimal");
     site.build().success();

@@ -9,6 +9,7 @@ pub(crate) mod chart_data;
 mod context;
 mod facets;
 pub(crate) mod incremental;
+mod link_cache;
 mod paginator;
 mod prepare;
 mod search_docs;
@@ -28,6 +29,7 @@ use crate::output::{self, Data, Output};
 use crate::theme::{Theme, error_chain};
 pub(crate) use context::Shared;
 pub(crate) use facets::{Facet, FacetValue};
+pub(crate) use link_cache::{FILE as LINK_CACHE_FILE, LinkCache};
 pub(crate) use paginator::paginated_path;
 use paginator::paginator;
 pub(crate) use prepare::{Prepared, Reuse, markdown_link_errors, prepare};
@@ -89,6 +91,8 @@ pub(crate) struct Renderer<'a> {
     pub(crate) search: &'a crate::search::SearchIndex,
     pub(crate) shared: &'a Shared,
     pub(crate) options: RenderOptions,
+    /// The last build's link rewrites (one-shot builds).
+    pub(crate) links: Option<&'a LinkCache>,
 }
 
 impl<'a> Renderer<'a> {
@@ -359,11 +363,11 @@ impl<'a> Renderer<'a> {
             .minify
             .then(|| String::from_utf8(html::minify(page.html.as_bytes())).ok())
             .flatten();
-        let bytes = html::rewrite_links(
-            minified.as_deref().unwrap_or(&page.html),
-            &page.url_path,
-            mode,
-        )
+        let finished = minified.as_deref().unwrap_or(&page.html);
+        let bytes = match self.links {
+            Some(links) => links.rewrite(finished, &page.url_path, mode),
+            None => html::rewrite_links(finished, &page.url_path, mode),
+        }
         .into_bytes();
         Ok(Finished {
             output: Output::bytes(output::file_for_url(&page.url_path), bytes),

@@ -30,7 +30,9 @@ use crate::content::{Corpus, ParseCache};
 use crate::error::{Diagnostic, Error, Result};
 use crate::images::{self, ImageSet, manifest};
 use crate::output::{self, Output};
-use crate::render::{self, HtmlPage, Prepared, RenderOptions, Renderer, Shared, incremental};
+use crate::render::{
+    self, HtmlPage, LinkCache, Prepared, RenderOptions, Renderer, Shared, incremental,
+};
 use crate::search::{SearchIndex, TermCache};
 use crate::theme::Theme;
 pub(crate) use files::Files;
@@ -82,6 +84,8 @@ pub struct Session {
     hashes: manifest::FileHashes,
     /// Files changed since the last good build: a failed build's changes count again.
     pending: Vec<PathBuf>,
+    /// A one-shot build's link rewrites, read from the last build and saved for the next.
+    links: Option<LinkCache>,
 }
 
 /// One successful build, held by `Arc`s so that a rebuild reuses what did not change and a
@@ -118,6 +122,8 @@ impl State {
             search,
             shared: &self.shared,
             options,
+            // Only search pages are rendered after the first step, and never many.
+            links: None,
         }
     }
 }
@@ -148,6 +154,7 @@ impl Session {
             terms: TermCache::default(),
             hashes: manifest::FileHashes::default(),
             pending: Vec::new(),
+            links: None,
         }
     }
 
@@ -247,6 +254,10 @@ impl Session {
             Some(o) => o.config.clone(),
             None => Arc::new(self.load_config()?),
         };
+        if old.is_none() && !self.incremental {
+            let file = link_cache_file(&config);
+            self.links = Some(LinkCache::parse(&std::fs::read(file).unwrap_or_default()));
+        }
         // Content, link and theme problems are independent: report them all together.
         let mut diags: Vec<Diagnostic> = Vec::new();
         let corpus = match old {
@@ -341,6 +352,7 @@ impl Session {
             search: &search,
             shared: &shared,
             options: self.render_options(),
+            links: self.links.as_ref(),
         };
         let jobs = renderer.jobs();
         let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
@@ -551,6 +563,11 @@ impl Session {
         state.page_files = page_files;
         state.site_files = site_files;
         state.stale = Stale::Fresh;
+        if let Some(links) = self.links.take() {
+            // A cache: a build that cannot save it is only slower next time.
+            let file = link_cache_file(&state.config);
+            let _ = save_atomically(&file, &links.into_bytes());
+        }
         state.pages.extend(kept_pages);
         Ok(update)
     }
@@ -572,4 +589,22 @@ fn load_content(
         diags.extend(render::markdown_link_errors(config, &corpus));
     }
     Ok((corpus, diags))
+}
+
+/// Where a one-shot build keeps its link rewrites for the next: in the image cache folder.
+fn link_cache_file(config: &Config) -> PathBuf {
+    config
+        .root
+        .join(&config.images.cache_dir)
+        .join(crate::render::LINK_CACHE_FILE)
+}
+
+/// Writes `bytes` to `file` through a temporary file, so a reader never sees half of it.
+fn save_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, file)
 }
