@@ -23,8 +23,10 @@ mod output;
 mod render;
 mod search;
 pub mod serve;
+mod signing;
 mod site;
 mod theme;
+mod verify;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,10 +35,11 @@ use std::time::Duration;
 pub use error::{Diagnostic, Error, Result, report};
 pub use html::percent_decode;
 pub use images::Progress;
-pub use images::manifest::Verified;
 pub use init::init;
-pub use site::BuildOptions;
+pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
 use site::Stopwatch;
+pub use site::{BuildOptions, Signing};
+pub use verify::{ReleaseInfo, Verified, VerifyOptions};
 
 /// What a build produced, for the summary line.
 #[derive(Debug, Clone)]
@@ -106,7 +109,8 @@ fn run(
     })
 }
 
-/// Re-hashes a built or downloaded site against its `manifest.json`.
-pub fn verify(dir: &std::path::Path) -> Result<Verified> {
-    images::manifest::verify(dir)
+/// Checks a built, downloaded or mirrored copy of a site: its signature (with a public
+/// key), its Merkle root and its files, or one case through its proof.
+pub fn verify(options: &VerifyOptions) -> Result<Verified> {
+    verify::verify(options)
 }

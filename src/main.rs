@@ -42,17 +42,36 @@ enum Command {
         /// Links name index.html so the site works opened straight from disk.
         #[arg(long)]
         portable: bool,
+        #[command(flatten)]
+        sign: SignArgs,
+    },
+    /// Make a key pair for signing releases: DIR/casebook.key (secret) and DIR/casebook.pub.
+    Keygen {
+        /// A folder outside every site folder and repository.
+        dir: PathBuf,
+        /// Leave the secret key without a password (for CI secrets stores). Not recommended.
+        #[arg(long)]
+        unencrypted: bool,
     },
     /// Validate everything, check internal links and audit images and the built output; writes nothing.
     Check {
         #[command(flatten)]
         site: SiteArgs,
     },
-    /// Re-hash a built or downloaded site against its manifest.json; report every mismatch.
+    /// Check a built, downloaded or mirrored copy: signature, Merkle root, then every file.
     Verify {
-        /// The built site (the folder holding manifest.json).
-        #[arg(default_value = "public")]
-        dir: PathBuf,
+        /// The copy: a folder (holding manifest.json) or an http(s):// address.
+        #[arg(default_value = "public", value_name = "DIR|URL")]
+        target: String,
+        /// The publisher's public key (the base64 line, RW...), from a source you trust.
+        #[arg(long, value_name = "KEY", conflicts_with = "pubkey_file")]
+        pubkey: Option<String>,
+        /// The publisher's public key file (casebook.pub, or .well-known/casebook.pub of a copy you trust).
+        #[arg(long, value_name = "FILE")]
+        pubkey_file: Option<PathBuf>,
+        /// Check one case and its photographs through its Merkle proof only.
+        #[arg(long, value_name = "ID")]
+        case: Option<String>,
     },
     /// Build the site in memory, serve it on this machine and rebuild and reload on every change.
     Serve {
@@ -80,6 +99,107 @@ enum Command {
         /// The folder to create the site in.
         dir: PathBuf,
     },
+}
+
+#[derive(Args)]
+struct SignArgs {
+    /// Sign the manifest with this secret key (or set CASEBOOK_SIGNING_KEY); its password
+    /// comes from CASEBOOK_KEY_PASSWORD or a prompt.
+    #[arg(long, value_name = "KEYFILE", env = "CASEBOOK_SIGNING_KEY")]
+    sign: Option<PathBuf>,
+    /// A label for the signed release, e.g. "2026-12 public release".
+    #[arg(long, value_name = "TEXT", requires = "sign")]
+    release_label: Option<String>,
+    /// Put the signing time in the signed comment (the build is then no longer reproducible).
+    #[arg(long, requires = "sign")]
+    timestamp: bool,
+}
+
+/// The password of a secret key: CASEBOOK_KEY_PASSWORD, else asked on the terminal.
+fn key_password(prompt: &str) -> Result<String, Error> {
+    if let Ok(p) = std::env::var("CASEBOOK_KEY_PASSWORD") {
+        return Ok(p);
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(usage(
+            "the secret key's password is needed: set CASEBOOK_KEY_PASSWORD (in CI, from a secret), or run on a terminal",
+        ));
+    }
+    rpassword::prompt_password(prompt).map_err(|source| Error::Io {
+        path: "terminal".into(),
+        source,
+    })
+}
+
+fn usage(message: &str) -> Error {
+    Error::Diagnostics(vec![casebook::Diagnostic {
+        path: "casebook".into(),
+        line: 0,
+        column: 0,
+        field: None,
+        message: message.into(),
+        hint: None,
+    }])
+}
+
+/// Opens the signing key before anything is built, so a wrong password costs no build.
+fn signing(args: SignArgs) -> Result<Option<casebook::Signing>, Error> {
+    let Some(file) = args.sign else {
+        return Ok(None);
+    };
+    let password = if casebook::key_is_encrypted(&file)? {
+        Some(key_password(&format!("password for {}: ", file.display()))?)
+    } else {
+        None
+    };
+    let key = casebook::SigningKey::open(&file, password.as_deref())?;
+    if let Some(label) = &args.release_label {
+        if label.is_empty() || label.len() > 200 || label.chars().any(char::is_control) {
+            return Err(usage("--release-label is one line of 1 to 200 characters"));
+        }
+    }
+    Ok(Some(casebook::Signing {
+        key,
+        label: args.release_label,
+        timestamp: args
+            .timestamp
+            .then(|| chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+    }))
+}
+
+/// `casebook keygen`.
+fn keygen(dir: &std::path::Path, unencrypted: bool) -> Result<String, Error> {
+    let password = if unencrypted {
+        eprintln!(
+            "warning: the secret key is written without a password: anyone who copies the file can sign as you. \
+             Keep it only in a CI secrets store."
+        );
+        None
+    } else if let Ok(p) = std::env::var("CASEBOOK_KEY_PASSWORD") {
+        Some(p)
+    } else {
+        let first = key_password("password for the new secret key: ")?;
+        let again = key_password("the same password again: ")?;
+        if first != again {
+            return Err(usage("the two passwords differ; nothing was written"));
+        }
+        Some(first)
+    };
+    if password.as_deref() == Some("") {
+        return Err(usage(
+            "an empty password protects nothing; give one, or use --unencrypted knowingly",
+        ));
+    }
+    let files = casebook::keygen(dir, password.as_deref())?;
+    Ok(format!(
+        "wrote the secret key {} and the public key {} (key ID {})\n\
+         keep the secret key outside the site folder and its repository, and back it up.\n\
+         add to casebook.toml:\n\n[signing]\npublic_key = \"{}\"",
+        files.secret.display(),
+        files.public.display(),
+        files.public_key.id(),
+        files.public_key.to_base64()
+    ))
 }
 
 #[derive(Args)]
@@ -149,6 +269,54 @@ fn image_progress() -> casebook::Progress {
             bar.finish_and_clear();
         }
     }))
+}
+
+/// `casebook verify`.
+fn verify(
+    target: String,
+    pubkey: Option<String>,
+    pubkey_file: Option<PathBuf>,
+    case: Option<String>,
+) -> Result<String, Error> {
+    let public_key = match (pubkey, pubkey_file) {
+        (Some(text), _) => {
+            Some(casebook::PublicKey::parse(&text).map_err(|m| usage(&format!("--pubkey: {m}")))?)
+        }
+        (None, Some(file)) => Some(casebook::PublicKey::read(&file)?),
+        (None, None) => None,
+    };
+    let keyed = public_key.is_some();
+    let v = casebook::verify(&casebook::VerifyOptions {
+        target: target.clone(),
+        public_key,
+        case: case.clone(),
+    })?;
+    let what = match &case {
+        Some(id) => format!("case {id}: {}", count(v.files, "file", "files")),
+        None => count(v.files, "file", "files"),
+    };
+    let mut out = format!(
+        "ok: {what} ({} bytes) in {target} match the Merkle root {}",
+        v.bytes, v.merkle_root
+    );
+    match &v.release {
+        Some(r) => {
+            out.push_str(&format!("\nsigned release for {}", r.base_url));
+            if let Some(label) = &r.label {
+                out.push_str(&format!(", label \"{label}\""));
+            }
+            if let Some(t) = &r.timestamp {
+                out.push_str(&format!(", signed at {t}"));
+            }
+            out.push_str(": signature good");
+        }
+        None if v.signature_unchecked => out.push_str(
+            "\nthe copy is signed, but the signature was not checked: give the publisher's key with --pubkey or --pubkey-file",
+        ),
+        None if !keyed => out.push_str("\nnot signed: nothing proves who published it"),
+        None => {}
+    }
+    Ok(out)
 }
 
 /// Runs the preview server until Ctrl-C.
@@ -239,7 +407,10 @@ fn main() -> ExitCode {
     let started = Instant::now();
     let show_timings = match &cli.command {
         Command::Build { site, .. } | Command::Check { site } => site.timings,
-        Command::Init { .. } | Command::Verify { .. } | Command::Serve { .. } => false,
+        Command::Init { .. }
+        | Command::Verify { .. }
+        | Command::Serve { .. }
+        | Command::Keygen { .. } => false,
     };
     let print_timings = |r: &casebook::BuildReport| {
         if show_timings {
@@ -254,25 +425,30 @@ fn main() -> ExitCode {
             output,
             base_url,
             portable,
-        } => casebook::build(&BuildOptions {
-            root: site.root,
-            output,
-            base_url,
-            drafts: site.drafts,
-            portable,
-            progress: Some(image_progress()),
-        })
-        .map(|r| {
-            print_timings(&r);
-            format!(
-                "built {} ({}, {}) into {} in {:.2?}",
-                count(r.pages, "page", "pages"),
-                count(r.cases, "case", "cases"),
-                count(r.files, "file", "files"),
-                r.output.display(),
-                started.elapsed()
-            )
-        }),
+            sign,
+        } => signing(sign)
+            .and_then(|signing| {
+                casebook::build(&BuildOptions {
+                    root: site.root,
+                    output,
+                    base_url,
+                    drafts: site.drafts,
+                    portable,
+                    progress: Some(image_progress()),
+                    signing,
+                })
+            })
+            .map(|r| {
+                print_timings(&r);
+                format!(
+                    "built {} ({}, {}) into {} in {:.2?}",
+                    count(r.pages, "page", "pages"),
+                    count(r.cases, "case", "cases"),
+                    count(r.files, "file", "files"),
+                    r.output.display(),
+                    started.elapsed()
+                )
+            }),
         Command::Check { site } => casebook::check(&BuildOptions {
             root: site.root,
             drafts: site.drafts,
@@ -286,14 +462,13 @@ fn main() -> ExitCode {
                 count(r.cases, "case", "cases")
             )
         }),
-        Command::Verify { dir } => casebook::verify(&dir).map(|v| {
-            format!(
-                "ok: {} ({} bytes) in {} match manifest.json",
-                count(v.files, "file", "files"),
-                v.bytes,
-                dir.display()
-            )
-        }),
+        Command::Verify {
+            target,
+            pubkey,
+            pubkey_file,
+            case,
+        } => verify(target, pubkey, pubkey_file, case),
+        Command::Keygen { dir, unencrypted } => keygen(&dir, unencrypted),
         Command::Serve {
             root,
             port,

@@ -20,6 +20,7 @@ use toml::Spanned;
 
 use crate::error::{Diagnostic, Diagnostics, Error, Located, Result, toml_error};
 use crate::locale::{self, Digits};
+use crate::signing::PublicKey;
 use schema::RawCases;
 pub(crate) use schema::{CaseSchema, FieldDef, FieldType, is_url_safe};
 pub(crate) use settings::{ImageConfig, SearchConfig, SearchWeights, Sensitivity};
@@ -52,6 +53,8 @@ struct RawConfig {
     images: RawImages,
     #[serde(default)]
     search: RawSearch,
+    #[serde(default)]
+    signing: Option<RawSigning>,
     /// Per language: which digits numbers and dates are written in (`ar = "arabic-indic"`).
     #[serde(default)]
     digits: BTreeMap<String, Spanned<String>>,
@@ -60,6 +63,13 @@ struct RawConfig {
     translations: BTreeMap<String, Spanned<BTreeMap<String, Spanned<String>>>>,
     #[serde(default)]
     extra: toml::Table,
+}
+
+/// `[signing]`: the public half of the key releases are signed with.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSigning {
+    public_key: Spanned<String>,
 }
 
 fn default_language() -> String {
@@ -96,6 +106,8 @@ pub(crate) struct Config {
     pub(crate) cases: Option<CaseSchema>,
     pub(crate) images: ImageConfig,
     pub(crate) search: SearchConfig,
+    /// The key releases are signed with (`[signing] public_key`), published on the site.
+    pub(crate) public_key: Option<PublicKey>,
     /// Digits per language; languages not listed use Latin digits.
     pub(crate) digits: BTreeMap<String, Digits>,
     /// The site's title and description in the other languages (`[translations.<lang>]`).
@@ -274,6 +286,17 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
     );
     let images = settings::resolve_images(raw.images, file, &mut diags);
     let search = settings::resolve_search(raw.search, cases.as_ref(), file, &mut diags);
+    let public_key = raw.signing.and_then(|s| {
+        PublicKey::parse(s.public_key.get_ref())
+            .map_err(|message| {
+                diags.push(
+                    file.at(s.public_key.span(), message)
+                        .field("signing.public_key")
+                        .hint("paste the base64 line of the casebook.pub file that `casebook keygen` wrote (it starts with RW)"),
+                )
+            })
+            .ok()
+    });
 
     diags.finish(Config {
         root: root.to_path_buf(),
@@ -289,6 +312,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         cases,
         images,
         search,
+        public_key,
         digits,
         site_texts,
         extra: raw.extra,

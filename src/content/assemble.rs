@@ -142,6 +142,12 @@ pub(super) fn assemble(
 
     add_case_translations(config, &mut corpus, translated_cases, &section_index, diags);
     check_duplicate_cases(config, &corpus, diags);
+    // Withdrawn cases leave every list, index, feed and export: only their tombstones stay.
+    let (withdrawn, pages) = std::mem::take(&mut corpus.pages)
+        .into_iter()
+        .partition(|p| p.case.as_ref().is_some_and(|c| c.withdrawn.is_some()));
+    corpus.pages = pages;
+    corpus.withdrawn = withdrawn;
     link_tree(&mut corpus);
     index_links(config, &mut corpus, diags);
     corpus
@@ -221,7 +227,11 @@ pub(super) fn add_case_translations(
                 original.case.as_ref().map_or("", |c| c.id.as_str())
             );
             let fallback = translation.is_none();
-            if let Some(t) = translation {
+            let withdrawn = original
+                .case
+                .as_ref()
+                .is_some_and(|c| c.withdrawn.is_some());
+            if let Some(t) = translation.filter(|_| !withdrawn) {
                 meta.source = t.meta.source;
                 if !t.meta.title.is_empty() {
                     meta.title = t.meta.title;
@@ -325,7 +335,8 @@ pub(super) fn index_links(config: &Config, corpus: &mut Corpus, diags: &mut Diag
         .sections
         .iter()
         .map(|s| &s.meta)
-        .chain(corpus.pages.iter().map(|p| &p.meta));
+        .chain(corpus.pages.iter().map(|p| &p.meta))
+        .chain(corpus.withdrawn.iter().map(|p| &p.meta));
     for m in metas {
         if let Some(first) = by_path.get(&m.path) {
             if first != &m.source {

@@ -66,6 +66,72 @@ pub(crate) struct Case {
     pub(crate) values: BTreeMap<String, FieldValue>,
     /// Marked as a synthetic sample by the schema's `synthetic_field`.
     synthetic: bool,
+    /// Withdrawn from publication (`withdrawn = { reason, date }`): only a tombstone remains.
+    pub(crate) withdrawn: Option<Withdrawal>,
+}
+
+/// Why and when a case was withdrawn. The tombstone shows exactly this, and the id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Withdrawal {
+    pub(crate) reason: String,
+    pub(crate) date: NaiveDate,
+}
+
+/// The front-matter key that withdraws a case.
+pub(crate) const WITHDRAWN_KEY: &str = "withdrawn";
+
+/// Reads `withdrawn = { reason = "...", date = 2026-12-01 }`.
+pub(crate) fn withdrawal(
+    path: &Path,
+    entry: &Entry,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Withdrawal> {
+    let problem = |message: String| {
+        Diagnostic::new(path, message)
+            .at(entry.line, entry.column)
+            .field(WITHDRAWN_KEY)
+            .hint("write `withdrawn = { reason = \"family request\", date = 2026-12-01 }`")
+    };
+    let Some(table) = entry.value.as_table() else {
+        diags.push(problem(format!(
+            "expected a table, found {}",
+            describe(&entry.value)
+        )));
+        return None;
+    };
+    let before = diags.len();
+    if let Some(key) = table.keys().find(|k| *k != "reason" && *k != "date") {
+        diags.push(problem(format!(
+            "unknown key `{key}` in withdrawn (expected reason and date)"
+        )));
+    }
+    let reason = match table.get("reason") {
+        Some(toml::Value::String(r)) if !r.trim().is_empty() => Some(r.trim().to_string()),
+        _ => {
+            diags.push(problem(
+                "withdrawn needs a reason (a non-empty string)".into(),
+            ));
+            None
+        }
+    };
+    let date = match table.get("date") {
+        Some(toml::Value::Datetime(dt)) if dt.time.is_none() => dt
+            .date
+            .and_then(|d| NaiveDate::from_ymd_opt(d.year.into(), d.month.into(), d.day.into())),
+        _ => None,
+    };
+    if date.is_none() {
+        diags.push(problem(
+            "withdrawn needs a date, written as 2026-12-01 without quotes".into(),
+        ));
+    }
+    if diags.len() > before {
+        return None;
+    }
+    Some(Withdrawal {
+        reason: reason?,
+        date: date?,
+    })
 }
 
 impl Case {
@@ -76,13 +142,27 @@ impl Case {
 }
 
 /// Validates the schema entries of one case file. Non-schema entries are left to the caller.
+/// A withdrawn case (`withdrawn` given) needs only its id: its other fields are not
+/// checked, since they are never published.
 pub(crate) fn validate(
     path: &Path,
     schema: &CaseSchema,
     entries: &[&Entry],
     file_line: usize,
+    withdrawn: Option<Withdrawal>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Case> {
+    let id_only: Vec<&Entry>;
+    let entries = if withdrawn.is_some() {
+        id_only = entries
+            .iter()
+            .copied()
+            .filter(|e| e.key == schema.id_field)
+            .collect();
+        &id_only[..]
+    } else {
+        entries
+    };
     let mut values = BTreeMap::new();
     let before = diags.len();
     for entry in entries {
@@ -101,7 +181,8 @@ pub(crate) fn validate(
             ),
         }
     }
-    for field in schema.fields.iter().filter(|f| f.required) {
+    let required = |f: &&FieldDef| f.required && (withdrawn.is_none() || f.name == schema.id_field);
+    for field in schema.fields.iter().filter(required) {
         if !entries.iter().any(|e| e.key == field.name) {
             diags.push(
                 Diagnostic::new(
@@ -152,6 +233,7 @@ pub(crate) fn validate(
         id_at,
         values,
         synthetic,
+        withdrawn,
     })
 }
 
@@ -341,6 +423,7 @@ values = ["beating", "starvation"]
             &schema(),
             &e.iter().collect::<Vec<_>>(),
             1,
+            None,
             &mut d,
         )
         .unwrap();
@@ -364,6 +447,7 @@ values = ["beating", "starvation"]
                 &schema(),
                 &e.iter().collect::<Vec<_>>(),
                 1,
+                None,
                 &mut d
             )
             .is_none()
@@ -393,9 +477,50 @@ values = ["beating", "starvation"]
             &schema(),
             &e.iter().collect::<Vec<_>>(),
             1,
+            None,
             &mut d,
         );
         assert_eq!(d[0].field.as_deref(), Some("branch"));
         assert!(d[0].message.contains("required"));
+    }
+
+    #[test]
+    fn a_withdrawn_case_needs_only_its_id_and_a_dated_reason() {
+        let table: toml::Value =
+            toml::from_str::<toml::Table>("w = { reason = \"family request\", date = 2026-12-01 }")
+                .unwrap()["w"]
+                .clone();
+        let mut d = Vec::new();
+        let w = withdrawal(Path::new("a.md"), &entry("withdrawn", table, 6), &mut d).unwrap();
+        assert_eq!(w.reason, "family request");
+        let e = [entry("id", "c-1".into(), 2)];
+        let case = validate(
+            Path::new("a.md"),
+            &schema(),
+            &e.iter().collect::<Vec<_>>(),
+            1,
+            Some(w),
+            &mut d,
+        )
+        .unwrap();
+        assert!(d.is_empty(), "{d:?}");
+        assert!(case.withdrawn.is_some());
+        let bad: toml::Value =
+            toml::from_str::<toml::Table>("w = { reason = \"\", date = \"soon\" }").unwrap()["w"]
+                .clone();
+        assert!(withdrawal(Path::new("a.md"), &entry("withdrawn", bad, 6), &mut d).is_none());
+        let messages: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
+        assert!(
+            messages.iter().any(|m| m.contains("needs a reason")),
+            "{messages:?}"
+        );
+        assert!(
+            messages.iter().any(|m| m.contains("needs a date")),
+            "{messages:?}"
+        );
+        assert!(
+            d.iter()
+                .all(|d| d.line == 6 && d.field.as_deref() == Some("withdrawn"))
+        );
     }
 }

@@ -94,6 +94,8 @@ pub(crate) struct Asset {
 pub(crate) struct Corpus {
     pub(crate) sections: Vec<Section>,
     pub(crate) pages: Vec<Page>,
+    /// Withdrawn cases, in every language: published only as tombstones.
+    pub(crate) withdrawn: Vec<Page>,
     pub(crate) assets: Vec<Asset>,
     /// (content key, language) -> URL path, for `@/` links.
     links: HashMap<(String, String), String>,

@@ -70,9 +70,12 @@ pub(super) fn parse_file(
     let mut diags = Vec::new();
     let mut standard_entries = Vec::new();
     let mut case_entries = Vec::new();
+    let mut withdrawn_entry = None;
     for e in &doc.entries {
         if standard_keys.contains(&e.key.as_str()) {
             standard_entries.push(e);
+        } else if in_case_section && e.key == case::WITHDRAWN_KEY {
+            withdrawn_entry = Some(e);
         } else if in_case_section && schema.is_some_and(|s| s.field(&e.key).is_some()) {
             case_entries.push(e);
         } else {
@@ -83,6 +86,7 @@ pub(super) fn parse_file(
                         .into_iter()
                         .flat_map(|s| s.fields.iter().map(|f| f.name.as_str())),
                 );
+                known.push(case::WITHDRAWN_KEY);
             }
             diags.push(
                 Diagnostic::new(&source, format!("unknown front-matter key `{}`", e.key))
@@ -94,7 +98,7 @@ pub(super) fn parse_file(
     }
     let standard = meta::extract(&source, &standard_entries, &mut diags);
     let photos = match doc.entries.iter().find(|e| e.key == "photos") {
-        Some(e) if kind != FileKind::SectionIndex => {
+        Some(e) if kind != FileKind::SectionIndex && withdrawn_entry.is_none() => {
             let default = if in_case_section {
                 config.images.case_sensitivity
             } else {
@@ -120,15 +124,23 @@ pub(super) fn parse_file(
         }
         _ => Vec::new(),
     };
-    let has_case_fields = !case_entries.is_empty();
+    let withdrawal = match withdrawn_entry {
+        Some(e) if !is_translation => case::withdrawal(&source, e, &mut diags),
+        _ => None,
+    };
+    let has_case_fields = !case_entries.is_empty() || withdrawn_entry.is_some();
     let case = match schema {
         Some(schema) if in_case_section && !is_translation => {
-            case::validate(&source, schema, &case_entries, 1, &mut diags)
+            case::validate(&source, schema, &case_entries, 1, withdrawal, &mut diags)
         }
         _ => None,
     };
     if in_case_section && is_translation && has_case_fields {
-        let e = case_entries[0];
+        let e = case_entries
+            .first()
+            .copied()
+            .or(withdrawn_entry)
+            .expect("one entry");
         diags.push(
             Diagnostic::new(&source, "case fields are written once, in the default-language file")
                 .at(e.line, e.column)
@@ -153,6 +165,21 @@ pub(super) fn parse_file(
     if !diags.is_empty() {
         return Err(diags);
     }
+    // Nothing of a withdrawn case is published but its id and the withdrawal: not its
+    // narrative, not its photographs, not a title that might name someone.
+    let withdrawn = case.as_ref().is_some_and(|c| c.withdrawn.is_some());
+    let (title, photos, body) = match &case {
+        Some(c) if withdrawn => (c.id.clone(), Vec::new(), String::new()),
+        _ => (title, photos, doc.body.to_string()),
+    };
+    let standard = if withdrawn {
+        meta::Standard {
+            draft: standard.draft,
+            ..Default::default()
+        }
+    } else {
+        standard
+    };
     Ok(Parsed {
         kind,
         dir,
@@ -171,7 +198,7 @@ pub(super) fn parse_file(
             template: standard.template.clone(),
             extra: standard.extra.clone(),
             path: String::new(),
-            body: doc.body.to_string(),
+            body,
             body_line: doc.body_line,
             photos,
         },

@@ -5,9 +5,6 @@
 //! Anyone holding a source photograph can check which published files came from it, and
 //! anyone holding a copy of the site can check that no file changed since it was built.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -16,6 +13,7 @@ use super::{ImageSet, PIPELINE_VERSION, hex};
 use crate::content::photos::Region;
 use crate::error::{Diagnostic, Error, Result};
 use crate::output::{Data, Output};
+use crate::signing::merkle::Tree;
 
 pub(crate) const MANIFEST: &str = "manifest.json";
 
@@ -23,8 +21,31 @@ pub(crate) const MANIFEST: &str = "manifest.json";
 pub(crate) struct Manifest {
     pub(crate) generator: String,
     pub(crate) pipeline: String,
+    /// The Merkle root of `files` (see `signing::merkle`).
+    #[serde(default)]
+    pub(crate) merkle_root: String,
     pub(crate) files: Vec<FileRecord>,
     pub(crate) images: Vec<ImageRecord>,
+    /// Withdrawn cases: a verifier tells a withdrawn record from a deleted one.
+    #[serde(default)]
+    pub(crate) withdrawn: Vec<WithdrawnRecord>,
+}
+
+/// A withdrawn case, as the manifest lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct WithdrawnRecord {
+    pub(crate) case: String,
+    pub(crate) date: String,
+    pub(crate) reason: String,
+}
+
+impl Manifest {
+    /// `manifest.json`.
+    pub(crate) fn output(&self) -> Output {
+        let mut bytes = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        bytes.push(b'\n');
+        Output::bytes(MANIFEST, bytes)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -54,13 +75,14 @@ pub(crate) struct ImageRecord {
 pub(crate) type FileHashes = std::collections::HashMap<String, FileRecord>;
 
 /// The manifest of `outputs` (which must not contain the manifest itself), reusing the
-/// records in `known` and adding the new ones to it. Fails if any output is byte for byte a
-/// source photograph: that would publish an original.
+/// records in `known` and adding the new ones to it, with the Merkle tree of its files.
+/// Fails if any output is byte for byte a source photograph: that would publish an original.
 pub(crate) fn build_cached(
     outputs: &[&Output],
     images: &ImageSet,
+    withdrawn: Vec<WithdrawnRecord>,
     known: &mut FileHashes,
-) -> Result<Output> {
+) -> Result<(Manifest, Tree)> {
     let mut files: Vec<FileRecord> = outputs
         .par_iter()
         .map(|o| {
@@ -119,98 +141,14 @@ pub(crate) fn build_cached(
     }
     records.sort_by(|a, b| a.path.cmp(&b.path));
     records.dedup_by(|a, b| a.path == b.path);
+    let tree = Tree::new(&files);
     let manifest = Manifest {
         generator: "casebook".into(),
         pipeline: PIPELINE_VERSION.into(),
+        merkle_root: tree.root(),
         files,
         images: records,
+        withdrawn,
     };
-    let mut bytes = serde_json::to_vec_pretty(&manifest).expect("manifest serialises");
-    bytes.push(b'\n');
-    Ok(Output::bytes(MANIFEST, bytes))
-}
-
-/// What `casebook verify` found.
-#[derive(Debug, Default)]
-pub struct Verified {
-    /// Files checked.
-    pub files: usize,
-    /// Their total size.
-    pub bytes: u64,
-}
-
-/// Re-hashes every file of a built or downloaded site against its manifest. Reports every
-/// missing, changed or unlisted file.
-pub(crate) fn verify(dir: &Path) -> Result<Verified> {
-    let path = dir.join(MANIFEST);
-    let text = std::fs::read(&path).map_err(|e| {
-        Error::one(
-            Diagnostic::new(&path, format!("cannot read the manifest: {e}"))
-                .hint("point casebook verify at the folder of a built site (the one holding manifest.json)"),
-        )
-    })?;
-    let manifest: Manifest = serde_json::from_slice(&text).map_err(|e| {
-        Error::one(Diagnostic::new(
-            &path,
-            format!("the manifest is not valid: {e}"),
-        ))
-    })?;
-    let listed: BTreeMap<&str, &FileRecord> = manifest
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f))
-        .collect();
-    let mut problems: Vec<Diagnostic> = manifest
-        .files
-        .par_iter()
-        .filter_map(|f| {
-            let file = dir.join(&f.path);
-            let bad = |m: String| Some(Diagnostic::new(&file, m));
-            if f.path.contains("..") || Path::new(&f.path).is_absolute() {
-                return bad("the manifest lists a path outside the site".into());
-            }
-            match std::fs::read(&file) {
-                Err(_) => bad("listed in the manifest but missing".into()),
-                Ok(b) if b.len() as u64 != f.size => bad(format!(
-                    "size {} differs from the manifest's {}",
-                    b.len(),
-                    f.size
-                )),
-                Ok(b) => {
-                    let h = hex(&Sha256::digest(&b));
-                    (h != f.sha256).then(|| {
-                        Diagnostic::new(
-                            &file,
-                            format!("SHA-256 {h} differs from the manifest's {}", f.sha256),
-                        )
-                    })
-                }
-            }
-        })
-        .collect();
-    for entry in walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(|e| e.ok())
-    {
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let rel = entry
-            .path()
-            .strip_prefix(dir)
-            .expect("below root")
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel != MANIFEST && !listed.contains_key(rel.as_str()) {
-            problems.push(Diagnostic::new(entry.path(), "not listed in the manifest"));
-        }
-    }
-    if !problems.is_empty() {
-        problems.sort();
-        return Err(Error::Diagnostics(problems));
-    }
-    Ok(Verified {
-        files: manifest.files.len(),
-        bytes: manifest.files.iter().map(|f| f.size).sum(),
-    })
+    Ok((manifest, tree))
 }

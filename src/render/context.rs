@@ -55,6 +55,9 @@ shared_values! {
     chart_data,
     /// The search page, when search is on.
     search,
+    /// Where a copy is checked: the `/verify/` page, the manifest, its signature, the
+    /// per-case proofs and the public key.
+    verify,
 }
 
 /// Context values shared by every page, per language.
@@ -124,6 +127,7 @@ impl Shared {
                         "path": format!("{}search/", config.language_prefix(&lang.code)),
                     })
                 })),
+                verify: Value::from_serializable(&verify_paths(config, &lang.code)),
             };
             per_lang.insert(
                 lang.code.clone(),
@@ -187,6 +191,25 @@ impl Shared {
         ctx.insert("current_path", current_path);
         ctx
     }
+}
+
+/// The verification page and files, and the public key when the site has one.
+fn verify_paths(config: &Config, lang: &str) -> serde_json::Value {
+    use crate::signing::{PUBLIC_KEY_FILE, SIGNATURE_FILE};
+    serde_json::json!({
+        "path": verify_page_path(config, lang),
+        "manifest": format!("/{}", crate::images::manifest::MANIFEST),
+        "signature": format!("/{SIGNATURE_FILE}"),
+        "proofs": format!("/{}", crate::signing::PROOFS_DIR),
+        "public_key": config.public_key.as_ref().map(|k| k.to_base64()),
+        "public_key_id": config.public_key.as_ref().map(|k| k.id()),
+        "public_key_file": config.public_key.as_ref().map(|_| format!("/{PUBLIC_KEY_FILE}")),
+    })
+}
+
+/// The `/verify/` page of a language.
+pub(crate) fn verify_page_path(config: &Config, lang: &str) -> String {
+    format!("{}verify/", config.language_prefix(lang))
 }
 
 /// The top-level sections and pages of a language, in display order.

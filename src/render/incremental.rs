@@ -79,6 +79,8 @@ pub(crate) struct Delta<'a> {
     own_series: HashSet<String>,
     /// Per language, what changed in the time charts' data.
     chart_changes: HashMap<String, ChartDiff>,
+    /// Whether any withdrawn case (its tombstone) changed.
+    withdrawn_changed: bool,
 }
 
 /// Shared context values a template may use: a template uses one when it mentions its name.
@@ -208,6 +210,7 @@ impl<'a> Delta<'a> {
             .map(|f| ((f.lang.as_str(), f.name.as_str()), f))
             .collect();
         Delta {
+            withdrawn_changed: old_corpus.withdrawn != new_corpus.withdrawn,
             changed_pages,
             changed_sections,
             old_section_pages: old_corpus
@@ -297,7 +300,8 @@ impl<'a> Delta<'a> {
                 }
             }
             // The search page changes with the index, which is rebuilt after the pages.
-            Job::NotFound | Job::Search { .. } => false,
+            Job::Withdrawn(_) => self.withdrawn_changed,
+            Job::NotFound | Job::Search { .. } | Job::Verify { .. } => false,
         }
     }
 

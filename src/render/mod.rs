@@ -27,7 +27,7 @@ use crate::html::{self, LinkMode};
 use crate::images::ImageSet;
 use crate::output::{self, Data, Output};
 use crate::theme::{Theme, error_chain};
-pub(crate) use context::Shared;
+pub(crate) use context::{Shared, verify_page_path};
 pub(crate) use facets::{Facet, FacetValue};
 pub(crate) use link_cache::{FILE as LINK_CACHE_FILE, LinkCache};
 pub(crate) use paginator::paginated_path;
@@ -63,6 +63,12 @@ pub(crate) enum Job<'a> {
     NotFound,
     /// The search page of a language.
     Search {
+        lang: &'a str,
+    },
+    /// The tombstone of a withdrawn case (index into `Corpus::withdrawn`).
+    Withdrawn(usize),
+    /// The `/verify/` page of a language that has no page of its own there.
+    Verify {
         lang: &'a str,
     },
 }
@@ -131,6 +137,17 @@ impl<'a> Renderer<'a> {
         for lang in self.search.entries.keys() {
             jobs.push(Job::Search { lang });
         }
+        for i in 0..corpus.withdrawn.len() {
+            jobs.push(Job::Withdrawn(i));
+        }
+        for lang in &config.languages {
+            if corpus
+                .source_of(&verify_page_path(config, &lang.code))
+                .is_none()
+            {
+                jobs.push(Job::Verify { lang: &lang.code });
+            }
+        }
         jobs
     }
 
@@ -141,6 +158,8 @@ impl<'a> Renderer<'a> {
                 let p = &self.corpus.pages[*i];
                 let default = if p.case.is_some() {
                     "case.html"
+                } else if p.meta.path == verify_page_path(self.config, &p.meta.lang) {
+                    "verify.html"
                 } else {
                     "page.html"
                 };
@@ -159,6 +178,8 @@ impl<'a> Renderer<'a> {
             Job::FacetValue { .. } => "facet_value.html",
             Job::NotFound => "404.html",
             Job::Search { .. } => "search.html",
+            Job::Withdrawn(_) => "withdrawn.html",
+            Job::Verify { .. } => "verify.html",
         }
     }
 
@@ -169,7 +190,8 @@ impl<'a> Renderer<'a> {
             Job::Section { index, .. } => &self.corpus.sections[*index].meta.lang,
             Job::FacetIndex { facet } | Job::FacetValue { facet, .. } => &facet.lang,
             Job::NotFound => &self.config.default_language,
-            Job::Search { lang } => lang,
+            Job::Search { lang } | Job::Verify { lang } => lang,
+            Job::Withdrawn(i) => &self.corpus.withdrawn[*i].meta.lang,
         }
     }
 
@@ -184,6 +206,8 @@ impl<'a> Renderer<'a> {
             Job::FacetValue { value, page, .. } => paginated_path(&value.path, *page),
             Job::NotFound => "/404.html".to_string(),
             Job::Search { lang } => format!("{}search/", self.config.language_prefix(lang)),
+            Job::Withdrawn(i) => self.corpus.withdrawn[*i].meta.path.clone(),
+            Job::Verify { lang } => verify_page_path(self.config, lang),
         }
     }
 
@@ -344,6 +368,22 @@ impl<'a> Renderer<'a> {
                 );
                 ctx.insert("portable", &self.options.portable);
                 (PathBuf::from("search.html"), ctx)
+            }
+            Job::Withdrawn(i) => {
+                let p = &corpus.withdrawn[*i];
+                let mut ctx = shared.context(lang, &url_path, &views.translations(&p.meta));
+                ctx.insert("tombstone", &views.tombstone(p));
+                (p.meta.source.clone(), ctx)
+            }
+            Job::Verify { lang } => {
+                let translations: Vec<views::Link> = config
+                    .languages
+                    .iter()
+                    .filter(|l| l.code != *lang)
+                    .map(|l| views::Link::new(config, &l.code, &verify_page_path(config, &l.code)))
+                    .collect();
+                let ctx = shared.context(lang, &url_path, &translations);
+                (PathBuf::from("verify.html"), ctx)
             }
         };
         ctx.insert("template", template);

@@ -100,6 +100,24 @@ pub(crate) struct CaseView<'a> {
     /// Display text of each `column = true` field, in schema order (empty when absent), so
     /// list tables stay aligned.
     pub(crate) columns: Vec<String>,
+    /// The case's Merkle proof (`/verify/proofs/<id>.json`).
+    pub(crate) proof: String,
+}
+
+/// What the tombstone of a withdrawn case shows: nothing of the record but its id.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TombstoneView<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) reason: &'a str,
+    /// `2026-12-01`.
+    pub(crate) date: String,
+    pub(crate) date_display: String,
+    pub(crate) proof: String,
+}
+
+/// Where a case's Merkle proof is published.
+pub(crate) fn proof_path(case_id: &str) -> String {
+    format!("/{}{case_id}.json", crate::signing::PROOFS_DIR)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -206,6 +224,7 @@ pub(crate) fn case_view<'a>(
         .collect();
     CaseView {
         columns,
+        proof: proof_path(&case.id),
         id: &case.id,
         synthetic: case.is_synthetic(),
         fields,
@@ -242,6 +261,8 @@ pub(crate) struct PhotoView {
     pub(crate) srcset: String,
     /// The blurred placeholder.
     pub(crate) placeholder: ImageFile,
+    /// The SHA-256 of the largest derivative, as the manifest lists it.
+    pub(crate) sha256: String,
 }
 
 /// What a list shows of a case's first photograph: only the placeholder when graphic.
@@ -334,9 +355,23 @@ impl<'a> ViewContext<'a> {
                         .join(", "),
                     sizes,
                     placeholder: image_file(&out.placeholder),
+                    sha256: out.sizes.last()?.sha256.clone(),
                 })
             })
             .collect()
+    }
+
+    /// The tombstone of a withdrawn case.
+    pub(crate) fn tombstone(&self, page: &'a Page) -> Option<TombstoneView<'a>> {
+        let case = page.case.as_ref()?;
+        let withdrawal = case.withdrawn.as_ref()?;
+        Some(TombstoneView {
+            id: &case.id,
+            reason: &withdrawal.reason,
+            date: withdrawal.date.format("%Y-%m-%d").to_string(),
+            date_display: locale::format_date(&withdrawal.date, &page.meta.lang),
+            proof: proof_path(&case.id),
+        })
     }
 
     /// Other-language versions of a page or section, in language order.

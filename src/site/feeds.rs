@@ -17,10 +17,16 @@ pub(super) fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) ->
             lastmod.insert(m.path.as_str(), d.format("%Y-%m-%d").to_string());
         }
     }
+    // Tombstones stay reachable at their old addresses but are not offered to crawlers.
+    let tombstones: std::collections::HashSet<&str> = corpus
+        .withdrawn
+        .iter()
+        .map(|p| p.meta.path.as_str())
+        .collect();
     let mut urls: Vec<&str> = url_paths
         .iter()
         .map(String::as_str)
-        .filter(|p| *p != "/404.html")
+        .filter(|p| *p != "/404.html" && !tombstones.contains(p))
         .collect();
     urls.sort();
     let mut xml = String::from(

@@ -18,6 +18,7 @@ mod export;
 mod feeds;
 mod files;
 mod options;
+mod release;
 mod whole;
 
 use std::collections::HashSet;
@@ -39,6 +40,7 @@ pub(crate) use files::Files;
 use files::{Merge, Stale};
 pub use options::BuildOptions;
 pub(crate) use options::Stopwatch;
+pub use release::Signing;
 
 /// What one step of a build changed.
 #[derive(Debug, Clone, Default)]
@@ -216,11 +218,15 @@ impl Session {
         result
     }
 
-    /// The configuration, with `--base-url` applied.
+    /// The configuration, with `--base-url` applied; refused before anything is built if
+    /// the signing key cannot sign for it.
     fn load_config(&self) -> Result<Config> {
         let mut config = Config::load(&self.options.root)?;
         if let Some(url) = &self.options.base_url {
             config.set_base_url(url)?;
+        }
+        if let Some(signing) = &self.options.signing {
+            release::check_key(&config, signing)?;
         }
         Ok(config)
     }
@@ -540,17 +546,40 @@ impl Session {
         for path in &merge.changed {
             self.hashes.remove(path);
         }
-        merge.files.remove(manifest::MANIFEST);
+        // The manifest and what is made from it are made again from the files they cover.
+        let before = &state.files;
+        merge.files.retain(|path, _| !release::is_unlisted(path));
         let mut listed: Vec<&Output> = merge.files.values().map(Arc::as_ref).collect();
         listed.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        let manifest = manifest::build_cached(&listed, &state.images, &mut self.hashes)?;
-        match state.files.get(manifest::MANIFEST) {
-            Some(prev) if **prev == manifest => {
-                merge.files.insert(manifest.path.clone(), prev.clone());
-            }
-            _ => merge.put(manifest),
-        }
+        let withdrawn = release::withdrawn_records(state);
+        let (manifest, tree) =
+            manifest::build_cached(&listed, &state.images, withdrawn, &mut self.hashes)?;
         watch.lap("manifest");
+        let manifest_file = manifest.output();
+        let mut made = release::proofs(state, &tree, &manifest.files);
+        if let Some(signing) = &self.options.signing {
+            made.push(release::signature(
+                signing,
+                &manifest_file,
+                &manifest.merkle_root,
+                &state.config.base_url,
+            ));
+        }
+        made.push(manifest_file);
+        for out in made {
+            match before.get(&out.path) {
+                Some(prev) if **prev == out => {
+                    merge.files.insert(out.path.clone(), prev.clone());
+                }
+                _ => merge.put(out),
+            }
+        }
+        for path in before.keys().filter(|p| release::is_unlisted(p)) {
+            if !merge.files.contains_key(path) {
+                merge.changed.push(path.clone());
+            }
+        }
+        watch.lap("proofs and signature");
 
         let update = Update {
             rendered: rendered_count,

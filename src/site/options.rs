@@ -20,6 +20,8 @@ pub struct BuildOptions {
     pub portable: bool,
     /// Hears how far long image runs got.
     pub progress: Option<Progress>,
+    /// Sign the manifest (`--sign`).
+    pub signing: Option<super::Signing>,
 }
 
 /// Times stages of a run.

@@ -1,0 +1,294 @@
+//! The Merkle tree over the manifest's files, and per-case proofs.
+//!
+//! A proof lets anyone check one case page and its photographs against the signed root
+//! without downloading the manifest of the whole archive. The hashing is documented in
+//! `docs/verifying.md` so that other tools can check a proof:
+//!
+//! - leaf = SHA-256(0x00 ‖ path ‖ 0x00 ‖ sha256 (64 lowercase hex) ‖ 0x00 ‖ size (decimal)),
+//!   over the manifest's `files` in their order (sorted by path, byte order);
+//! - node = SHA-256(0x01 ‖ left ‖ right); the distinct first bytes keep a leaf from ever
+//!   passing for a node;
+//! - each level pairs neighbours left to right; an odd last node is carried up unchanged.
+//!
+//! A proof lists its files (with their leaf indices) and the sibling hashes it needs,
+//! in the order a level-by-level walk from the leaves upwards consumes them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::images::manifest::FileRecord;
+
+/// The format name written in every proof.
+pub(crate) const PROOF_FORMAT: &str = "casebook-merkle-proof-1";
+
+type Hash = [u8; 32];
+
+/// The leaf hash of one manifest entry.
+pub(crate) fn leaf(record: &FileRecord) -> Hash {
+    let mut h = Sha256::new();
+    h.update([0u8]);
+    h.update(record.path.as_bytes());
+    h.update([0u8]);
+    h.update(record.sha256.as_bytes());
+    h.update([0u8]);
+    h.update(record.size.to_string().as_bytes());
+    h.finalize().into()
+}
+
+fn node(left: &Hash, right: &Hash) -> Hash {
+    let mut h = Sha256::new();
+    h.update([1u8]);
+    h.update(left);
+    h.update(right);
+    h.finalize().into()
+}
+
+/// Every level of the tree, leaves first, root last.
+pub(crate) struct Tree {
+    levels: Vec<Vec<Hash>>,
+}
+
+impl Tree {
+    pub(crate) fn new(files: &[FileRecord]) -> Tree {
+        use rayon::prelude::*;
+        let mut levels = vec![files.par_iter().map(leaf).collect::<Vec<Hash>>()];
+        while levels.last().is_some_and(|l| l.len() > 1) {
+            let below = levels.last().expect("a level");
+            let above = below
+                .chunks(2)
+                .map(|pair| match pair {
+                    [l, r] => node(l, r),
+                    [odd] => *odd,
+                    _ => unreachable!("chunks of two"),
+                })
+                .collect();
+            levels.push(above);
+        }
+        Tree { levels }
+    }
+
+    /// The root, in lowercase hex; an empty tree's is SHA-256 of nothing.
+    pub(crate) fn root(&self) -> String {
+        match self.levels.last().and_then(|l| l.first()) {
+            Some(root) => hex(root),
+            None => hex(&Sha256::digest(b"").into()),
+        }
+    }
+
+    /// The sibling hashes that lead the leaves at `indices` (sorted, distinct) to the root.
+    pub(crate) fn proof_hashes(&self, indices: &[usize]) -> Vec<String> {
+        let mut hashes = Vec::new();
+        let mut known: Vec<usize> = indices.to_vec();
+        for level in &self.levels[..self.levels.len().saturating_sub(1)] {
+            let mut above = Vec::with_capacity(known.len());
+            let mut i = 0;
+            while i < known.len() {
+                let k = known[i];
+                let sibling = k ^ 1;
+                if k % 2 == 0 && known.get(i + 1) == Some(&sibling) {
+                    i += 1;
+                } else if sibling < level.len() {
+                    hashes.push(hex(&level[sibling]));
+                }
+                above.push(k / 2);
+                i += 1;
+            }
+            known = above;
+        }
+        hashes
+    }
+}
+
+/// The proof of one case: its files as the manifest lists them, and the hashes that lead
+/// them to the root.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct Proof {
+    pub(crate) format: String,
+    pub(crate) case: String,
+    pub(crate) root: String,
+    pub(crate) leaf_count: usize,
+    pub(crate) files: Vec<ProvenFile>,
+    pub(crate) hashes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct ProvenFile {
+    pub(crate) index: usize,
+    pub(crate) path: String,
+    pub(crate) sha256: String,
+    pub(crate) size: u64,
+}
+
+impl Proof {
+    /// The proof for the files of `case` at `indices` of `files`.
+    pub(crate) fn new(tree: &Tree, files: &[FileRecord], case: &str, indices: &[usize]) -> Proof {
+        let mut indices = indices.to_vec();
+        indices.sort_unstable();
+        indices.dedup();
+        Proof {
+            format: PROOF_FORMAT.into(),
+            case: case.into(),
+            root: tree.root(),
+            leaf_count: files.len(),
+            files: indices
+                .iter()
+                .map(|&i| ProvenFile {
+                    index: i,
+                    path: files[i].path.clone(),
+                    sha256: files[i].sha256.clone(),
+                    size: files[i].size,
+                })
+                .collect(),
+            hashes: tree.proof_hashes(&indices),
+        }
+    }
+
+    /// The root the proof's files and hashes lead to, or why they lead nowhere.
+    pub(crate) fn computed_root(&self) -> Result<String, String> {
+        if self.format != PROOF_FORMAT {
+            return Err(format!("unknown proof format `{}`", self.format));
+        }
+        let mut known: BTreeMap<usize, Hash> = BTreeMap::new();
+        for f in &self.files {
+            if f.index >= self.leaf_count {
+                return Err(format!(
+                    "`{}` has index {} beyond the tree",
+                    f.path, f.index
+                ));
+            }
+            let record = FileRecord {
+                path: f.path.clone(),
+                sha256: f.sha256.clone(),
+                size: f.size,
+            };
+            if known.insert(f.index, leaf(&record)).is_some() {
+                return Err(format!("index {} is listed twice", f.index));
+            }
+        }
+        if known.is_empty() {
+            return Err("the proof lists no files".into());
+        }
+        let mut supplied = self.hashes.iter();
+        let mut next_hash = || -> Result<Hash, String> {
+            let text = supplied.next().ok_or("the proof has too few hashes")?;
+            unhex(text).ok_or_else(|| format!("`{text}` is not a SHA-256 hash"))
+        };
+        let mut width = self.leaf_count;
+        while width > 1 {
+            let mut above = BTreeMap::new();
+            let entries: Vec<(usize, Hash)> = known.into_iter().collect();
+            let mut i = 0;
+            while i < entries.len() {
+                let (k, h) = entries[i];
+                let parent = if k % 2 == 0 {
+                    match entries.get(i + 1) {
+                        Some(&(r, right)) if r == k + 1 => {
+                            i += 1;
+                            node(&h, &right)
+                        }
+                        _ if k + 1 < width => node(&h, &next_hash()?),
+                        _ => h,
+                    }
+                } else {
+                    node(&next_hash()?, &h)
+                };
+                above.insert(k / 2, parent);
+                i += 1;
+            }
+            known = above;
+            width = width.div_ceil(2);
+        }
+        if supplied.next().is_some() {
+            return Err("the proof has more hashes than its files need".into());
+        }
+        Ok(hex(&known[&0]))
+    }
+}
+
+fn hex(bytes: &Hash) -> String {
+    crate::images::hex(bytes)
+}
+
+fn unhex(text: &str) -> Option<Hash> {
+    if text.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(n: usize) -> Vec<FileRecord> {
+        (0..n)
+            .map(|i| FileRecord {
+                path: format!("f{i:03}.html"),
+                sha256: format!("{:064x}", i * 7919),
+                size: i as u64 * 10,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_subset_of_small_trees_proves_and_only_its_own_root() {
+        for n in 1..=9 {
+            let files = files(n);
+            let tree = Tree::new(&files);
+            for mask in 1u32..(1 << n) {
+                let indices: Vec<usize> = (0..n).filter(|i| mask & (1 << i) != 0).collect();
+                let proof = Proof::new(&tree, &files, "c", &indices);
+                assert_eq!(
+                    proof.computed_root().unwrap(),
+                    tree.root(),
+                    "n={n} {indices:?}"
+                );
+                let mut tampered = proof.clone();
+                tampered.files[0].size += 1;
+                assert_ne!(tampered.computed_root().ok(), Some(tree.root()));
+            }
+        }
+    }
+
+    #[test]
+    fn known_root_of_two_leaves() {
+        // The documented hashing, spelled out: a change to it must change this test.
+        let files = files(2);
+        let (a, b) = (leaf(&files[0]), leaf(&files[1]));
+        let mut input = vec![1u8];
+        input.extend_from_slice(&a);
+        input.extend_from_slice(&b);
+        assert_eq!(
+            Tree::new(&files).root(),
+            hex(&Sha256::digest(&input).into())
+        );
+        let mut leaf_input = b"\0f000.html\0".to_vec();
+        leaf_input.extend_from_slice(format!("{:064x}\0{}", 0, 0).as_bytes());
+        assert_eq!(a, <Hash>::from(Sha256::digest(&leaf_input)));
+    }
+
+    #[test]
+    fn a_missing_extra_or_changed_hash_fails() {
+        let files = files(7);
+        let tree = Tree::new(&files);
+        let proof = Proof::new(&tree, &files, "c", &[2, 5]);
+        let mut short = proof.clone();
+        short.hashes.pop();
+        assert!(short.computed_root().unwrap_err().contains("too few"));
+        let mut long = proof.clone();
+        long.hashes.push(proof.hashes[0].clone());
+        assert!(long.computed_root().unwrap_err().contains("more hashes"));
+        let mut changed = proof.clone();
+        changed.hashes[0] = format!("{:064x}", 1);
+        assert_ne!(changed.computed_root().unwrap(), tree.root());
+        let mut moved = proof;
+        moved.files[0].index = 3;
+        assert_ne!(moved.computed_root().ok(), Some(tree.root()));
+    }
+}

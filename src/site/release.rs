@@ -1,0 +1,156 @@
+//! The release files made after the manifest: each case's Merkle proof, the signature, and
+//! the public key file. None of them is listed in the manifest: a proof and the signature
+//! are made from it, and each carries what it is checked against.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use super::State;
+use crate::config::Config;
+use crate::error::{Diagnostic, Error, Result};
+use crate::images::manifest::{FileRecord, WithdrawnRecord};
+use crate::output::{self, Output};
+use crate::signing::merkle::{Proof, Tree};
+use crate::signing::{PROOFS_DIR, PUBLIC_KEY_FILE, Release, SIGNATURE_FILE, SigningKey};
+
+/// How a build signs its manifest (`casebook build --sign`).
+#[derive(Debug, Clone)]
+pub struct Signing {
+    /// The decrypted secret key.
+    pub key: SigningKey,
+    /// Written into the signed comment (`--release-label`).
+    pub label: Option<String>,
+    /// Written into the signed comment (`--timestamp`): the build is then no longer
+    /// reproducible byte for byte.
+    pub timestamp: Option<String>,
+}
+
+/// Refuses a key kept in the site folder, or one whose public half is not the site's.
+pub(super) fn check_key(config: &Config, signing: &Signing) -> Result<()> {
+    let file = &signing.key.file;
+    let abs = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if abs(file).starts_with(abs(&config.root)) {
+        return Err(Error::one(
+            Diagnostic::new(file, "refusing to sign with a secret key kept inside the site folder")
+                .hint("move the key out of the site folder (and out of its repository), e.g. to ~/casebook-keys/, and give that path to --sign"),
+        ));
+    }
+    let public = signing.key.public();
+    let config_file = crate::config::CONFIG_FILE;
+    match &config.public_key {
+        None => Err(Error::one(
+            Diagnostic::new(config_file, "the site has no public key, so a signature could not be checked by anyone")
+                .field("signing.public_key")
+                .hint(format!("add to casebook.toml:\n\n[signing]\npublic_key = \"{}\"", public.to_base64())),
+        )),
+        Some(key) if *key != public => Err(Error::one(
+            Diagnostic::new(config_file, format!(
+                "the signing key {} (key ID {}) is not the one casebook.toml publishes (key ID {})",
+                file.display(), public.id(), key.id()
+            ))
+            .field("signing.public_key")
+            .hint("sign with the secret key that belongs to [signing] public_key, or publish this key's public half there"),
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Whether a path is made after the manifest and so not listed in it.
+pub(crate) fn is_unlisted(path: &str) -> bool {
+    path == crate::images::manifest::MANIFEST
+        || path == SIGNATURE_FILE
+        || path.starts_with(PROOFS_DIR)
+}
+
+/// The manifest's record of every withdrawn case, once per case.
+pub(super) fn withdrawn_records(state: &State) -> Vec<WithdrawnRecord> {
+    let mut records: Vec<WithdrawnRecord> = state
+        .corpus
+        .withdrawn
+        .iter()
+        .filter_map(|p| {
+            let case = p.case.as_ref()?;
+            let w = case.withdrawn.as_ref()?;
+            Some(WithdrawnRecord {
+                case: case.id.clone(),
+                date: w.date.format("%Y-%m-%d").to_string(),
+                reason: w.reason.clone(),
+            })
+        })
+        .collect();
+    records.sort();
+    records.dedup();
+    records
+}
+
+/// Every case's files, by case id: its page in every language and every published file of
+/// its photographs.
+fn case_files(state: &State) -> BTreeMap<&str, Vec<String>> {
+    let mut cases: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let pages = state.corpus.pages.iter().chain(&state.corpus.withdrawn);
+    for page in pages {
+        let Some(case) = &page.case else { continue };
+        let files = cases.entry(case.id.as_str()).or_default();
+        files.push(output::file_for_url(&page.meta.path));
+        for spec in &page.meta.photos {
+            if let Some(photo) = state.images.get(spec) {
+                let all = photo
+                    .sizes
+                    .iter()
+                    .chain(std::iter::once(&photo.placeholder));
+                files.extend(all.map(|img| img.path.trim_start_matches('/').to_string()));
+            }
+        }
+    }
+    cases
+}
+
+/// One proof per case, at `verify/proofs/<id>.json`.
+pub(super) fn proofs(state: &State, tree: &Tree, files: &[FileRecord]) -> Vec<Output> {
+    let index: HashMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), i))
+        .collect();
+    let cases: Vec<(&str, Vec<String>)> = case_files(state).into_iter().collect();
+    cases
+        .par_iter()
+        .map(|(id, paths)| {
+            let indices: Vec<usize> = paths
+                .iter()
+                .filter_map(|p| index.get(p.as_str()).copied())
+                .collect();
+            let proof = Proof::new(tree, files, id, &indices);
+            let mut bytes = serde_json::to_vec(&proof).expect("a proof serialises");
+            bytes.push(b'\n');
+            Output::bytes(format!("{PROOFS_DIR}{id}.json"), bytes)
+        })
+        .collect()
+}
+
+/// `manifest.json.minisig`: the signature of the manifest's bytes.
+pub(super) fn signature(
+    signing: &Signing,
+    manifest: &Output,
+    merkle_root: &str,
+    base_url: &str,
+) -> Output {
+    let bytes = manifest.read().expect("the manifest is in memory");
+    let release = Release {
+        merkle_root: merkle_root.to_string(),
+        manifest_sha256: crate::images::hex(&Sha256::digest(&bytes)),
+        base_url: base_url.to_string(),
+        timestamp: signing.timestamp.clone(),
+        label: signing.label.clone(),
+    };
+    let text = signing.key.sign(&bytes, &release.to_line());
+    Output::bytes(SIGNATURE_FILE, text)
+}
+
+/// `.well-known/casebook.pub`, when the site has a public key.
+pub(super) fn public_key_file(config: &crate::config::Config) -> Option<Output> {
+    let key = config.public_key.as_ref()?;
+    Some(Output::bytes(PUBLIC_KEY_FILE, key.file_text()))
+}

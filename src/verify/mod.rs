@@ -1,0 +1,425 @@
+//! `casebook verify`: checks a built, downloaded or mirrored copy of a site.
+//!
+//! In order: the signature of `manifest.json` (when a public key is given), then the
+//! Merkle root of the manifest's files, then every file (or, with `--case`, one case's
+//! files through its Merkle proof, without the manifest). A copy is read from a folder or
+//! fetched over HTTP(S). Every changed, missing or unlisted file is reported.
+
+mod http;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Diagnostic, Error, Result};
+use crate::images::hex;
+use crate::images::manifest::{FileRecord, MANIFEST, Manifest};
+use crate::signing::merkle::{Proof, Tree};
+use crate::signing::{self, PROOFS_DIR, PublicKey, Release, SIGNATURE_FILE};
+
+/// What to check.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// A folder, or an `http(s)://` address of a published copy.
+    pub target: String,
+    /// The publisher's public key: the signature is checked, and a copy without one fails.
+    pub public_key: Option<PublicKey>,
+    /// Check only this case, through its Merkle proof.
+    pub case: Option<String>,
+}
+
+/// What `casebook verify` found when everything held.
+#[derive(Debug, Default)]
+pub struct Verified {
+    /// Files checked.
+    pub files: usize,
+    /// Their total size.
+    pub bytes: u64,
+    /// The Merkle root the files lead to.
+    pub merkle_root: String,
+    /// What the signature vouched for, when a key was given.
+    pub release: Option<ReleaseInfo>,
+    /// Whether a signature was there but not checked (no key given).
+    pub signature_unchecked: bool,
+}
+
+/// The signed release's label and address.
+#[derive(Debug, Clone)]
+pub struct ReleaseInfo {
+    /// `--release-label`, if given when signing.
+    pub label: Option<String>,
+    /// The base URL the release was built for.
+    pub base_url: String,
+    /// `--timestamp`, if given when signing.
+    pub timestamp: Option<String>,
+}
+
+impl From<Release> for ReleaseInfo {
+    fn from(r: Release) -> Self {
+        ReleaseInfo {
+            label: r.label,
+            base_url: r.base_url,
+            timestamp: r.timestamp,
+        }
+    }
+}
+
+enum Fetched {
+    Bytes(Vec<u8>),
+    Missing,
+    Failed(String),
+}
+
+/// A copy of a site: a folder or a web address.
+enum Copy {
+    Dir(PathBuf),
+    Web(http::Site),
+}
+
+/// The largest manifest, proof and signature read.
+const MANIFEST_LIMIT: u64 = 2 << 30;
+const PROOF_LIMIT: u64 = 16 << 20;
+const SIGNATURE_LIMIT: u64 = 16 << 10;
+
+impl Copy {
+    fn open(target: &str) -> Result<Copy> {
+        if target.starts_with("http://") || target.starts_with("https://") {
+            http::Site::new(target)
+                .map(Copy::Web)
+                .map_err(|m| Error::one(Diagnostic::new(target, m)))
+        } else {
+            Ok(Copy::Dir(PathBuf::from(target)))
+        }
+    }
+
+    /// Where a path of the site is, for messages.
+    fn locate(&self, path: &str) -> PathBuf {
+        match self {
+            Copy::Dir(dir) => dir.join(path),
+            Copy::Web(site) => PathBuf::from(site.url(path)),
+        }
+    }
+
+    fn fetch(&self, path: &str, limit: u64) -> Fetched {
+        match self {
+            Copy::Dir(dir) => match std::fs::read(dir.join(path)) {
+                Ok(b) => Fetched::Bytes(b),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Fetched::Missing,
+                Err(e) => Fetched::Failed(format!("cannot read: {e}")),
+            },
+            Copy::Web(site) => site.fetch(path, limit),
+        }
+    }
+
+    /// A file the check cannot go on without.
+    fn required(&self, path: &str, limit: u64, missing: &str) -> Result<Vec<u8>> {
+        match self.fetch(path, limit) {
+            Fetched::Bytes(b) => Ok(b),
+            Fetched::Missing => Err(Error::one(
+                Diagnostic::new(self.locate(path), format!("missing: {missing}")).hint(match self {
+                    Copy::Dir(_) => "point casebook verify at the folder of a built site (the one holding manifest.json)",
+                    Copy::Web(_) => "give the address of the site's top (where manifest.json is published)",
+                }),
+            )),
+            Fetched::Failed(m) => Err(Error::one(Diagnostic::new(self.locate(path), m))),
+        }
+    }
+}
+
+/// Checks a copy of a site; see the module documentation for the order.
+pub(crate) fn verify(options: &VerifyOptions) -> Result<Verified> {
+    let copy = Copy::open(&options.target)?;
+    let release = match &options.public_key {
+        Some(key) => Some(signature(&copy, key, options.case.is_some())?),
+        None => None,
+    };
+    match &options.case {
+        Some(case) => verify_case(&copy, case, release),
+        None => verify_all(&copy, release),
+    }
+}
+
+/// The signature file, checked against `key`: over the manifest, or (for one case) only its
+/// trusted comment. Returns the checked release and, for a whole copy, the manifest's bytes.
+fn signature(copy: &Copy, key: &PublicKey, comment_only: bool) -> Result<Signed> {
+    let located = |m: String| Error::one(Diagnostic::new(copy.locate(SIGNATURE_FILE), m));
+    let text = match copy.fetch(SIGNATURE_FILE, SIGNATURE_LIMIT) {
+        Fetched::Bytes(b) => {
+            String::from_utf8(b).map_err(|_| located("the signature file is not text".into()))?
+        }
+        Fetched::Missing => {
+            return Err(Error::one(
+                Diagnostic::new(copy.locate(SIGNATURE_FILE), "unsigned: this copy has no signature, so nothing proves it is the publisher's")
+                    .hint("a signed release carries manifest.json.minisig beside manifest.json; ask the publisher for a signed copy, or check without --pubkey to compare files with the manifest alone"),
+            ));
+        }
+        Fetched::Failed(m) => return Err(located(m)),
+    };
+    if comment_only {
+        let release = signing::verify_comment(key, &text).map_err(located)?;
+        return Ok(Signed {
+            release,
+            manifest: None,
+        });
+    }
+    let manifest = copy.required(
+        MANIFEST,
+        MANIFEST_LIMIT,
+        "manifest.json, the list of the site's files",
+    )?;
+    let release = signing::verify(key, &text, &manifest).map_err(located)?;
+    Ok(Signed {
+        release,
+        manifest: Some(manifest),
+    })
+}
+
+struct Signed {
+    release: Release,
+    manifest: Option<Vec<u8>>,
+}
+
+fn verify_all(copy: &Copy, signed: Option<Signed>) -> Result<Verified> {
+    let (bytes, release) = match signed {
+        Some(Signed {
+            release,
+            manifest: Some(bytes),
+        }) => (bytes, Some(release)),
+        _ => (
+            copy.required(
+                MANIFEST,
+                MANIFEST_LIMIT,
+                "manifest.json, the list of the site's files",
+            )?,
+            None,
+        ),
+    };
+    let manifest_at = copy.locate(MANIFEST);
+    let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::one(Diagnostic::new(
+            &manifest_at,
+            format!("the manifest is not valid: {e}"),
+        ))
+    })?;
+    let root = Tree::new(&manifest.files).root();
+    let mut problems = Vec::new();
+    if root != manifest.merkle_root {
+        problems.push(Diagnostic::new(
+            &manifest_at,
+            format!(
+                "the manifest's merkle_root {} is not the root of its files ({root})",
+                manifest.merkle_root
+            ),
+        ));
+    }
+    if let Some(r) = &release {
+        if r.merkle_root != root {
+            problems.push(Diagnostic::new(
+                &manifest_at,
+                format!(
+                    "the signed Merkle root {} is not the root of the manifest's files ({root})",
+                    r.merkle_root
+                ),
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::Diagnostics(problems));
+    }
+    let mut problems: Vec<Diagnostic> = manifest
+        .files
+        .par_iter()
+        .filter_map(|f| check_file(copy, f))
+        .collect();
+    if let Copy::Dir(dir) = copy {
+        problems.extend(unlisted_and_proofs(dir, &manifest, &root));
+    }
+    if !problems.is_empty() {
+        problems.sort();
+        return Err(Error::Diagnostics(problems));
+    }
+    let signature_unchecked = release.is_none()
+        && matches!(
+            copy.fetch(SIGNATURE_FILE, SIGNATURE_LIMIT),
+            Fetched::Bytes(_)
+        );
+    Ok(Verified {
+        files: manifest.files.len(),
+        bytes: manifest.files.iter().map(|f| f.size).sum(),
+        merkle_root: root,
+        release: release.map(Into::into),
+        signature_unchecked,
+    })
+}
+
+/// A listed file's problem, if any: missing, another size, another hash.
+fn check_file(copy: &Copy, f: &FileRecord) -> Option<Diagnostic> {
+    let at = copy.locate(&f.path);
+    if f.path.split('/').any(|s| s == ".." || s.is_empty()) || Path::new(&f.path).is_absolute() {
+        return Some(Diagnostic::new(
+            at,
+            "the manifest lists a path outside the site",
+        ));
+    }
+    match copy.fetch(&f.path, f.size.saturating_add(1)) {
+        Fetched::Missing => Some(Diagnostic::new(at, "listed in the manifest but missing")),
+        Fetched::Failed(m) => Some(Diagnostic::new(at, m)),
+        Fetched::Bytes(b) if b.len() as u64 != f.size => Some(Diagnostic::new(
+            at,
+            format!("size {} differs from the manifest's {}", b.len(), f.size),
+        )),
+        Fetched::Bytes(b) => {
+            let h = hex(&Sha256::digest(&b));
+            (h != f.sha256).then(|| {
+                Diagnostic::new(
+                    at,
+                    format!("SHA-256 {h} differs from the manifest's {}", f.sha256),
+                )
+            })
+        }
+    }
+}
+
+/// Files in the folder the manifest does not list, and proofs that do not lead to `root`.
+fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagnostic> {
+    let listed: BTreeSet<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
+    let mut problems = Vec::new();
+    let mut proofs = Vec::new();
+    for entry in walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+    {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(dir)
+            .expect("below root")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.starts_with(PROOFS_DIR) && rel.ends_with(".json") {
+            proofs.push(entry.into_path());
+        } else if rel != MANIFEST && rel != SIGNATURE_FILE && !listed.contains(rel.as_str()) {
+            problems.push(Diagnostic::new(entry.path(), "not listed in the manifest"));
+        }
+    }
+    problems.par_extend(proofs.par_iter().filter_map(|path| {
+        let bytes = std::fs::read(path).ok()?;
+        let problem = match serde_json::from_slice::<Proof>(&bytes) {
+            Err(e) => format!("not a Merkle proof: {e}"),
+            Ok(proof) => match proof_problem(&proof, root) {
+                None => match listed_differently(&proof, manifest) {
+                    None => return None,
+                    Some(m) => m,
+                },
+                Some(m) => m,
+            },
+        };
+        Some(Diagnostic::new(path, problem))
+    }));
+    problems
+}
+
+/// Why a proof does not lead to `root`, if it does not.
+fn proof_problem(proof: &Proof, root: &str) -> Option<String> {
+    match proof.computed_root() {
+        Err(m) => Some(format!("the proof is broken: {m}")),
+        Ok(r) if r != root => Some(format!(
+            "the proof leads to the Merkle root {r}, not to {root}: a file it lists or one of its hashes was changed"
+        )),
+        Ok(_) => None,
+    }
+}
+
+/// A proof that leads to the root lists what the manifest lists; this is a second look that
+/// names the file.
+fn listed_differently(proof: &Proof, manifest: &Manifest) -> Option<String> {
+    proof.files.iter().find_map(|f| {
+        let record = manifest.files.get(f.index)?;
+        (record.path != f.path || record.sha256 != f.sha256 || record.size != f.size).then(|| {
+            format!(
+                "the proof's entry for {} differs from the manifest's",
+                f.path
+            )
+        })
+    })
+}
+
+fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verified> {
+    if !crate::config::is_url_safe(case) {
+        return Err(Error::one(Diagnostic::new(
+            "--case",
+            format!("`{case}` is not a case id"),
+        )));
+    }
+    let proof_path = format!("{PROOFS_DIR}{case}.json");
+    let at = copy.locate(&proof_path);
+    let bytes = copy.required(
+        &proof_path,
+        PROOF_LIMIT,
+        &format!(
+            "no Merkle proof for case `{case}` (no such case in this copy, or the copy dropped it)"
+        ),
+    )?;
+    let proof: Proof = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::one(Diagnostic::new(&at, format!("not a Merkle proof: {e}"))))?;
+    // The root to reach: the signed one, or else the manifest's (a weaker check).
+    let root = match &signed {
+        Some(s) => s.release.merkle_root.clone(),
+        None => {
+            let manifest = copy.required(
+                MANIFEST,
+                MANIFEST_LIMIT,
+                "manifest.json, the list of the site's files",
+            )?;
+            let manifest: Manifest = serde_json::from_slice(&manifest).map_err(|e| {
+                Error::one(Diagnostic::new(
+                    copy.locate(MANIFEST),
+                    format!("the manifest is not valid: {e}"),
+                ))
+            })?;
+            manifest.merkle_root
+        }
+    };
+    if let Some(m) = proof_problem(&proof, &root) {
+        return Err(Error::one(Diagnostic::new(&at, m)));
+    }
+    if proof.case != case {
+        return Err(Error::one(Diagnostic::new(
+            &at,
+            format!("the proof is for case `{}`, not `{case}`", proof.case),
+        )));
+    }
+    let mut problems: Vec<Diagnostic> = proof
+        .files
+        .par_iter()
+        .filter_map(|f| {
+            check_file(
+                copy,
+                &FileRecord {
+                    path: f.path.clone(),
+                    sha256: f.sha256.clone(),
+                    size: f.size,
+                },
+            )
+        })
+        .collect();
+    if !problems.is_empty() {
+        problems.sort();
+        return Err(Error::Diagnostics(problems));
+    }
+    Ok(Verified {
+        files: proof.files.len(),
+        bytes: proof.files.iter().map(|f| f.size).sum(),
+        merkle_root: root,
+        signature_unchecked: signed.is_none()
+            && matches!(
+                copy.fetch(SIGNATURE_FILE, SIGNATURE_LIMIT),
+                Fetched::Bytes(_)
+            ),
+        release: signed.map(|s| s.release.into()),
+    })
+}

@@ -1,0 +1,196 @@
+// The /verify/ page's in-browser check of one record: its Merkle proof, the publisher's
+// signature (where the browser has Ed25519) and every file of the record, hashed with the
+// browser's own SHA-256. It fetches only from this site and never displays a photograph.
+(function () {
+  "use strict";
+  var box = document.getElementById("verify-check");
+  if (!box || !window.crypto || !crypto.subtle || !window.fetch || !window.TextEncoder) return;
+  var form = document.getElementById("verify-form");
+  var input = document.getElementById("verify-case");
+  var out = document.getElementById("verify-result");
+  var strings = {};
+  var tpl = document.getElementById("verify-strings");
+  tpl.content.querySelectorAll("[data-key]").forEach(function (el) {
+    strings[el.getAttribute("data-key")] = el.textContent;
+  });
+  var root = box.getAttribute("data-root") || "";
+  var publicKey = box.getAttribute("data-public-key") || "";
+  var utf8 = new TextEncoder();
+
+  if (location.protocol === "file:") {
+    line("note", strings.from_disk);
+    return;
+  }
+  form.hidden = false;
+
+  function line(kind, text) {
+    var li = document.createElement("p");
+    li.className = "verify-" + kind;
+    li.textContent = text;
+    out.appendChild(li);
+    return li;
+  }
+
+  function hex(buffer) {
+    return Array.from(new Uint8Array(buffer), function (b) {
+      return b.toString(16).padStart(2, "0");
+    }).join("");
+  }
+
+  function unhex(text) {
+    var bytes = new Uint8Array(text.length / 2);
+    for (var i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.substr(2 * i, 2), 16);
+    return bytes;
+  }
+
+  function concat(parts) {
+    var size = parts.reduce(function (n, p) { return n + p.length; }, 0);
+    var all = new Uint8Array(size);
+    var at = 0;
+    parts.forEach(function (p) { all.set(p, at); at += p.length; });
+    return all;
+  }
+
+  function sha256(bytes) {
+    return crypto.subtle.digest("SHA-256", bytes).then(function (b) { return new Uint8Array(b); });
+  }
+
+  // The documented hashing: leaf = SHA-256(0 ‖ path ‖ 0 ‖ sha256 ‖ 0 ‖ size),
+  // node = SHA-256(1 ‖ left ‖ right); an odd last node is carried up unchanged.
+  function leaf(f) {
+    var z = new Uint8Array([0]);
+    return sha256(concat([z, utf8.encode(f.path), z, utf8.encode(f.sha256), z, utf8.encode(String(f.size))]));
+  }
+
+  function node(l, r) {
+    return sha256(concat([new Uint8Array([1]), l, r]));
+  }
+
+  async function proofRoot(proof) {
+    var known = new Map();
+    for (var f of proof.files) known.set(f.index, await leaf(f));
+    var supplied = proof.hashes.slice();
+    var next = function () {
+      if (!supplied.length) throw new Error("too few hashes");
+      return unhex(supplied.shift());
+    };
+    var width = proof.leaf_count;
+    while (width > 1) {
+      var above = new Map();
+      var keys = Array.from(known.keys()).sort(function (a, b) { return a - b; });
+      for (var i = 0; i < keys.length; i++) {
+        var k = keys[i], h = known.get(k), parent;
+        if (k % 2 === 0) {
+          if (keys[i + 1] === k + 1) { parent = await node(h, known.get(k + 1)); i++; }
+          else if (k + 1 < width) parent = await node(h, next());
+          else parent = h;
+        } else {
+          parent = await node(next(), h);
+        }
+        above.set(Math.floor(k / 2), parent);
+      }
+      known = above;
+      width = Math.ceil(width / 2);
+    }
+    if (supplied.length) throw new Error("too many hashes");
+    return hex(known.get(0));
+  }
+
+  function base64(text) {
+    return Uint8Array.from(atob(text.trim()), function (c) { return c.charCodeAt(0); });
+  }
+
+  // The signed root, from the trusted comment of manifest.json.minisig, whose global
+  // signature is Ed25519 over (signature ‖ trusted comment). Returns null when the browser
+  // cannot check Ed25519.
+  async function signedRoot() {
+    var response = await fetch(root + "manifest.json.minisig", { cache: "no-store" });
+    if (response.status === 404) return { unsigned: true };
+    if (!response.ok) throw new Error("manifest.json.minisig: " + response.status);
+    var lines = (await response.text()).split("\n");
+    var sig = base64(lines[1]);
+    var comment = lines[2].replace(/^trusted comment: /, "");
+    var global = base64(lines[3]);
+    var pk = base64(publicKey);
+    if (sig.length !== 74 || pk.length !== 42 || sig.slice(2, 10).join() !== pk.slice(2, 10).join()) {
+      return { bad: true };
+    }
+    var key;
+    try {
+      key = await crypto.subtle.importKey("raw", pk.slice(10), { name: "Ed25519" }, false, ["verify"]);
+    } catch (e) {
+      return { unsupported: true };
+    }
+    var good = await crypto.subtle.verify({ name: "Ed25519" }, key, global, concat([sig.slice(10), utf8.encode(comment)]));
+    var match = / merkle_root=([0-9a-f]{64})/.exec(comment);
+    return good && match ? { root: match[1] } : { bad: true };
+  }
+
+  function fileUrl(path) {
+    return root + path.split("/").map(encodeURIComponent).join("/");
+  }
+
+  async function check(id) {
+    out.textContent = "";
+    out.setAttribute("aria-busy", "true");
+    var busy = line("note", strings.checking);
+    try {
+      var response = await fetch(root + "verify/proofs/" + encodeURIComponent(id) + ".json", { cache: "no-store" });
+      if (!response.ok) { busy.remove(); line("bad", strings.no_proof); return; }
+      var proof = await response.json();
+      busy.remove();
+      var bad = false;
+      if (publicKey) {
+        var signed = await signedRoot();
+        if (signed.unsigned) { line("bad", strings.unsigned); bad = true; }
+        else if (signed.unsupported) line("note", strings.no_ed25519);
+        else if (signed.bad || signed.root !== proof.root) { line("bad", strings.signature_bad); bad = true; }
+        else line("good", strings.signature_good);
+      }
+      var computed = null;
+      try { computed = await proofRoot(proof); } catch (e) { computed = null; }
+      if (computed === proof.root) line("good", strings.proof_good);
+      else { line("bad", strings.proof_bad); bad = true; }
+      var list = document.createElement("ul");
+      list.className = "verify-files";
+      out.appendChild(list);
+      for (var f of proof.files) {
+        var item = document.createElement("li");
+        var state;
+        var got = await fetch(fileUrl(f.path), { cache: "no-store" });
+        if (!got.ok) state = "missing";
+        else {
+          var bytes = new Uint8Array(await got.arrayBuffer());
+          state = bytes.length === f.size && hex(await sha256(bytes)) === f.sha256 ? "good" : "bad";
+        }
+        if (state !== "good") bad = true;
+        item.className = "verify-" + (state === "good" ? "good" : "bad");
+        item.setAttribute("data-path", f.path);
+        var name = document.createElement("code");
+        name.textContent = f.path;
+        item.appendChild(name);
+        item.appendChild(document.createTextNode(" " + strings["file_" + state]));
+        list.appendChild(item);
+      }
+      line(bad ? "bad" : "good", bad ? strings.some_bad : strings.all_good).id = "verify-verdict";
+    } catch (e) {
+      busy.remove();
+      line("bad", strings.failed + ": " + e.message).id = "verify-verdict";
+    } finally {
+      out.removeAttribute("aria-busy");
+    }
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var id = input.value.trim();
+    if (!id) return;
+    history.replaceState(null, "", "?case=" + encodeURIComponent(id));
+    check(id);
+  });
+  var asked = new URLSearchParams(location.search).get("case");
+  if (asked) {
+    input.value = asked;
+    check(asked);
+  }
+})();
