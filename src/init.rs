@@ -114,7 +114,7 @@ pub fn init(dir: &Path) -> Result<Vec<String>> {
     if !gitignore.exists() {
         std::fs::write(
             &gitignore,
-            "/public\n/.public.casebook-*\n/.casebook-cache\n",
+            "/public\n/.public.casebook-*\n/.casebook-cache\n# Secret signing keys never belong in a site repository.\n*.key\n",
         )
         .map_err(|e| Error::io(&gitignore, e))?;
         written.push(".gitignore".into());

@@ -16,3 +16,4 @@ mod images;
 mod links;
 mod search;
 mod serve;
+mod signing;

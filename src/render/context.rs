@@ -265,6 +265,7 @@ mod tests {
             facets: Value::from(5),
             chart_data: Value::from(6),
             search: Value::from(7),
+            verify: Value::from(8),
         };
         let serialised = serde_json::to_value(&values).unwrap();
         let mut keys: Vec<&str> = serialised

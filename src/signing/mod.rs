@@ -119,7 +119,12 @@ impl std::fmt::Debug for SigningKey {
 /// Whether a secret key file is password-protected; errors if it is not a secret key.
 pub fn key_is_encrypted(path: &Path) -> Result<bool> {
     let (_, bytes) = read_secret_box(path)?;
-    Ok(&bytes[2..4] != [0, 0])
+    Ok(encrypted(&bytes))
+}
+
+/// Whether decoded secret key bytes name a key-derivation algorithm (a password).
+fn encrypted(bytes: &[u8]) -> bool {
+    bytes[2..4] != [0, 0]
 }
 
 fn not_a_key(path: &Path) -> Error {
@@ -155,7 +160,7 @@ impl SigningKey {
     /// Reads and decrypts a secret key file; `password` is needed if the key has one.
     pub fn open(path: &Path, password: Option<&str>) -> Result<SigningKey> {
         let (text, bytes) = read_secret_box(path)?;
-        let encrypted = &bytes[2..4] != [0, 0];
+        let encrypted = encrypted(&bytes);
         let key = if encrypted {
             let Some(password) = password else {
                 return Err(Error::one(

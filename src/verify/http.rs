@@ -110,6 +110,12 @@ impl Site {
         if location.starts_with('/') && !location.starts_with("//") {
             return Ok(format!("{}://{}{location}", self.scheme, self.authority));
         }
+        // `//host/path` keeps the scheme and names a host.
+        let location = match location.strip_prefix("//") {
+            Some(rest) => format!("{}://{rest}", self.scheme),
+            None => location.to_string(),
+        };
+        let location = location.as_str();
         let target: Uri = location
             .parse()
             .map_err(|_| format!("{from} redirects to `{location}`, which is not a URL"))?;
@@ -128,5 +134,46 @@ impl Site {
                 "{from} redirects to another host ({location}); a copy is checked only where it is"
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_stay_on_the_same_host() {
+        let site = Site::new("https://archive.example.org/caesar").unwrap();
+        let from = "https://archive.example.org/caesar/a/index.html";
+        assert_eq!(
+            site.same_host(from, "/caesar/b/").unwrap(),
+            "https://archive.example.org/caesar/b/"
+        );
+        assert_eq!(
+            site.same_host(from, "https://archive.example.org/x")
+                .unwrap(),
+            "https://archive.example.org/x"
+        );
+        assert_eq!(
+            site.same_host(from, "other.html").unwrap(),
+            "https://archive.example.org/caesar/a/other.html"
+        );
+        for away in [
+            "https://evil.example.net/caesar/",
+            "//evil.example.net/x",
+            "http://archive.example.org/caesar/",
+            "https://archive.example.org:8443/caesar/",
+        ] {
+            assert!(site.same_host(from, away).is_err(), "{away}");
+        }
+    }
+
+    #[test]
+    fn paths_are_percent_encoded_by_segment() {
+        let site = Site::new("http://127.0.0.1:8080/").unwrap();
+        assert_eq!(
+            site.url("cases/a b/ملف.html"),
+            "http://127.0.0.1:8080/cases/a%20b/%D9%85%D9%84%D9%81.html"
+        );
     }
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# What signed releases cost a warm build (not a test: run it by hand, on an idle machine):
+#
+#   bash benches/signing.sh OLD_BIN [CASES] [PAIRS]
+#
+# OLD_BIN is casebook from before signed releases (no Merkle tree, proofs or signature).
+# The same generated archive is built by OLD_BIN as it is, and by this checkout's casebook
+# with a [signing] public key and `--sign` (so with the Merkle root, a proof per case, the
+# signature and the /verify/ pages), in alternating pairs of warm rebuilds. Reports the
+# median wall time of each, their ratio, and the new build's own timings of the manifest and
+# of the proofs and signature.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+old=$(realpath "$1")
+cases=${2:-11000}
+pairs=${3:-9}
+
+. benches/lib.sh
+build_tools
+plain="$work/plain"
+signed="$work/signed"
+target/release/examples/gen-corpus --cases "$cases" --out "$plain" >/dev/null
+cp -r "$plain" "$signed"
+"$bin" keygen "$work/keys" --unencrypted 2>/dev/null |
+  awk '/^\[signing\]/ {p=1} p' >>"$signed/casebook.toml"
+key="$work/keys/casebook.key"
+run_old() { "$old" build --root "$plain" >/dev/null; }
+run_new() { "$bin" build --root "$signed" --sign "$key" --release-label bench >/dev/null; }
+# Two warm-ups each: the first fills the output, the second the staging copy.
+for f in run_old run_new run_old run_new; do $f; done
+
+old_t=() new_t=()
+timed() { /usr/bin/time -f '%e' "$@" 2>&1 >/dev/null | tail -1; }
+for _ in $(seq "$pairs"); do
+  old_t+=("$(timed "$old" build --root "$plain")")
+  new_t+=("$(timed "$bin" build --root "$signed" --sign "$key" --release-label bench)")
+done
+om=$(printf '%s\n' "${old_t[@]}" | median)
+nm=$(printf '%s\n' "${new_t[@]}" | median)
+printf '%-7s %10s   runs\n' build median_s
+printf '%-7s %10s   %s\n' old "$om" "${old_t[*]}"
+printf '%-7s %10s   %s\n' signed "$nm" "${new_t[*]}"
+echo "signed/old: $(awk -v a="$nm" -v b="$om" 'BEGIN {printf "%.3f", a / b}')"
+echo "the signed build's own steps (one run):"
+"$bin" build --root "$signed" --sign "$key" --timings 2>&1 >/dev/null |
+  grep -E 'manifest|proofs|write' || true
+echo "proofs: $(find "$signed/public/verify/proofs" -type f | wc -l) files, $(du -sh "$signed/public/verify/proofs" | cut -f1)"
+echo "$cases cases; machine: $(nproc) cores, $(free -g | awk '/Mem/ {print $2}') GiB; $(uname -sr)"
