@@ -107,28 +107,26 @@ impl Site {
 
     /// Where a redirect from `from` to `location` leads, if it stays on this host.
     fn same_host(&self, from: &str, location: &str) -> Result<String, String> {
-        if location.starts_with('/') && !location.starts_with("//") {
+        let absolute = if let Some(rest) = location.strip_prefix("//") {
+            // `//host/path` keeps the scheme and names a host.
+            format!("{}://{rest}", self.scheme)
+        } else if location.starts_with('/') {
             return Ok(format!("{}://{}{location}", self.scheme, self.authority));
-        }
-        // `//host/path` keeps the scheme and names a host.
-        let location = match location.strip_prefix("//") {
-            Some(rest) => format!("{}://{rest}", self.scheme),
-            None => location.to_string(),
+        } else if !location.contains("://") {
+            // Relative to the redirecting URL's folder.
+            let folder = from.rsplit_once('/').map_or(from, |(f, _)| f);
+            return Ok(format!("{folder}/{location}"));
+        } else {
+            location.to_string()
         };
-        let location = location.as_str();
-        let target: Uri = location
+        let target: Uri = absolute
             .parse()
             .map_err(|_| format!("{from} redirects to `{location}`, which is not a URL"))?;
         match (target.scheme_str(), target.authority()) {
             (Some(scheme), Some(authority))
                 if scheme == self.scheme && authority.as_str() == self.authority =>
             {
-                Ok(location.to_string())
-            }
-            (None, None) => {
-                // Relative to the redirecting URL's folder.
-                let folder = from.rsplit_once('/').map_or(from, |(f, _)| f);
-                Ok(format!("{folder}/{location}"))
+                Ok(absolute)
             }
             _ => Err(format!(
                 "{from} redirects to another host ({location}); a copy is checked only where it is"
