@@ -7,8 +7,8 @@
 # The same generated archive is built by OLD_BIN as it is, and by this checkout's casebook
 # with a [signing] public key and `--sign` (so with the Merkle root, a proof per case, the
 # signature and the /verify/ pages), in alternating pairs of warm rebuilds. Reports the
-# median wall time of each, their ratio, and the new build's own timings of the manifest and
-# of the proofs and signature.
+# median wall time of each, their ratio (of the medians, and the median of each pair's ratio),
+# and the new build's own timings of the manifest, the proofs and the signature.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=$(realpath "$1")
@@ -40,9 +40,12 @@ nm=$(printf '%s\n' "${new_t[@]}" | median)
 printf '%-7s %10s   runs\n' build median_s
 printf '%-7s %10s   %s\n' old "$om" "${old_t[*]}"
 printf '%-7s %10s   %s\n' signed "$nm" "${new_t[*]}"
-echo "signed/old: $(awk -v a="$nm" -v b="$om" 'BEGIN {printf "%.3f", a / b}')"
+echo "signed/old, ratio of medians: $(awk -v a="$nm" -v b="$om" 'BEGIN {printf "%.3f", a / b}')"
+# Each pair ran back to back, so its ratio is less exposed to the machine's drift.
+ratios=$(for i in "${!old_t[@]}"; do awk -v a="${new_t[$i]}" -v b="${old_t[$i]}" 'BEGIN {printf "%.4f\n", a / b}'; done)
+echo "signed/old, median of pair ratios: $(printf '%s\n' "$ratios" | median)"
 echo "the signed build's own steps (one run):"
 "$bin" build --root "$signed" --sign "$key" --timings 2>&1 >/dev/null |
-  grep -E 'manifest|proofs|write' || true
+  grep -E 'manifest|proofs|signature|release files|write' || true
 echo "proofs: $(find "$signed/public/verify/proofs" -type f | wc -l) files, $(du -sh "$signed/public/verify/proofs" | cut -f1)"
 echo "$cases cases; machine: $(nproc) cores, $(free -g | awk '/Mem/ {print $2}') GiB; $(uname -sr)"

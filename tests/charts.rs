@@ -538,3 +538,34 @@ fn descriptions_state_the_main_finding_and_ties_as_ties() {
         "The most: Starvation, with 3 of 5 cases. Includes 4 synthetic sample records."
     );
 }
+
+#[test]
+fn a_withdrawn_case_leaves_every_chart() {
+    let site = SiteTest::fixture("charts");
+    site.build().success();
+    let total = |site: &SiteTest, chart: &str| -> u64 {
+        bars(figure(&site.html("figures/index.html"), chart))
+            .iter()
+            .map(|b| b.1)
+            .sum()
+    };
+    let before = total(&site, "chart-branch");
+    let site = site.edit(
+        "content/cases/syn-a.md",
+        "synthetic = true",
+        "synthetic = true\nwithdrawn = { reason = \"family request\", date = 2026-12-01 }",
+    );
+    site.build().success();
+    assert_eq!(total(&site, "chart-branch"), before - 1);
+    // Case A had two indicators: both bars lose it.
+    let page = site.html("figures/index.html");
+    assert_eq!(
+        nonzero(counts(&bars(figure(&page, "chart-indicator")))),
+        csv_counts(&site, "indicators", None)
+    );
+    assert_eq!(
+        nonzero(counts(&bars(figure(&page, "chart-year")))),
+        csv_counts(&site, "photographed", Some("year"))
+    );
+    assert!(!site.file("data/cases.csv").contains("syn-a"));
+}

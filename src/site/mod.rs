@@ -554,9 +554,10 @@ impl Session {
         let withdrawn = release::withdrawn_records(state);
         let (manifest, tree) =
             manifest::build_cached(&listed, &state.images, withdrawn, &mut self.hashes)?;
-        watch.lap("manifest");
         let manifest_file = manifest.output();
+        watch.lap("manifest");
         let mut made = release::proofs(state, &tree, &manifest.files);
+        watch.lap("proofs");
         if let Some(signing) = &self.options.signing {
             made.push(release::signature(
                 signing,
@@ -564,6 +565,7 @@ impl Session {
                 &manifest.merkle_root,
                 &state.config.base_url,
             ));
+            watch.lap("signature");
         }
         made.push(manifest_file);
         for out in made {
@@ -579,7 +581,7 @@ impl Session {
                 merge.changed.push(path.clone());
             }
         }
-        watch.lap("proofs and signature");
+        watch.lap("release files");
 
         let update = Update {
             rendered: rendered_count,
