@@ -519,6 +519,24 @@ fn the_verify_page_checks_a_record_in_the_browser() {
     assert!(bad.contains("DIFFERS"), "{bad}");
     assert!(bad.contains("Some files of this record are not"), "{bad}");
     assert!(bad.contains(&photo), "{bad}");
+    tamper(&site, &photo, 300);
+
+    // A proof that was changed leads nowhere, whatever the files.
+    let proof_path = site.public().join("verify/proofs/c-001.json");
+    let mut proof: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&proof_path).unwrap()).unwrap();
+    proof["hashes"][0] = serde_json::Value::from("0".repeat(64));
+    std::fs::write(&proof_path, proof.to_string()).unwrap();
+    browser.goto(&format!("{url}verify/?case=c-001&proof=changed"));
+    let forged = verdict(&mut browser);
+    assert!(
+        forged.contains("does not lead to the archive's root"),
+        "{forged}"
+    );
+    assert!(
+        forged.contains("Some files of this record are not"),
+        "{forged}"
+    );
 }
 
 #[test]
@@ -540,4 +558,13 @@ fn init_keeps_secret_keys_out_of_the_repository_and_timestamps_are_asked_for() {
     assert!(run.stdout.contains("signed at 20"), "{}", run.stdout);
     // --release-label and --timestamp mean nothing without --sign.
     site.run(&["build", "--timestamp"]).failure(2);
+    // The key may be named by CASEBOOK_SIGNING_KEY instead of --sign.
+    std::fs::remove_dir_all(site.public()).unwrap();
+    let root = site.root().to_str().unwrap();
+    casebook(
+        &["build", "--root", root],
+        &[("CASEBOOK_SIGNING_KEY", key.to_str().unwrap())],
+    )
+    .success();
+    verify(&public(&site), &line, &[]).success();
 }

@@ -140,7 +140,8 @@
       var proof = await response.json();
       busy.remove();
       var bad = false;
-      if (publicKey) {
+      if (!publicKey) line("note", strings.unsigned);
+      else {
         var signed = await signedRoot();
         if (signed.unsigned) { line("bad", strings.unsigned); bad = true; }
         else if (signed.unsupported) line("note", strings.no_ed25519);
