@@ -358,12 +358,7 @@ pub(crate) fn verify(
         .map_err(|e| format!("the signature file is not a minisign signature: {e}"))?;
     let pk = minisign::PublicKey::from_base64(&key.to_base64()).expect("a parsed key");
     if sig.keynum() != key.keynum {
-        let signed_by: [u8; 8] = sig.keynum().try_into().unwrap_or_default();
-        return Err(format!(
-            "signed with another key (ID {}), not the one given (ID {})",
-            key_id(&signed_by),
-            key.id()
-        ));
+        return Err(another_key(sig.keynum(), key));
     }
     minisign::verify(&pk, &sig, std::io::Cursor::new(data), true, false, false).map_err(|e| {
         match e.to_string().as_str() {
@@ -392,6 +387,15 @@ pub(crate) fn verify(
     Ok(release)
 }
 
+fn another_key(signed_by: &[u8], key: &PublicKey) -> String {
+    let signed_by: [u8; 8] = signed_by.try_into().unwrap_or_default();
+    format!(
+        "signed with another key (ID {}), not the one given (ID {})",
+        key_id(&signed_by),
+        key.id()
+    )
+}
+
 /// Checks only the signature's trusted comment (`--case`: the manifest is not fetched).
 pub(crate) fn verify_comment(
     key: &PublicKey,
@@ -406,12 +410,7 @@ pub(crate) fn verify_comment(
     })();
     let (sig, trusted, global) = parsed.ok_or("the signature file is not a minisign signature")?;
     if sig[2..10] != key.keynum {
-        let signed_by: [u8; 8] = sig[2..10].try_into().expect("8 bytes");
-        return Err(format!(
-            "signed with another key (ID {}), not the one given (ID {})",
-            key_id(&signed_by),
-            key.id()
-        ));
+        return Err(another_key(&sig[2..10], key));
     }
     let verifying = ed25519_dalek::VerifyingKey::from_bytes(&key.key)
         .map_err(|_| "the public key is not a valid Ed25519 key")?;

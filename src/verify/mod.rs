@@ -113,6 +113,22 @@ impl Copy {
         }
     }
 
+    fn manifest(&self) -> Result<Vec<u8>> {
+        self.required(
+            MANIFEST,
+            MANIFEST_LIMIT,
+            "manifest.json, the list of the site's files",
+        )
+    }
+
+    /// Whether the copy carries a signature (for saying that it was not checked).
+    fn is_signed(&self) -> bool {
+        matches!(
+            self.fetch(SIGNATURE_FILE, SIGNATURE_LIMIT),
+            Fetched::Bytes(_)
+        )
+    }
+
     /// A file the check cannot go on without.
     fn required(&self, path: &str, limit: u64, missing: &str) -> Result<Vec<u8>> {
         match self.fetch(path, limit) {
@@ -164,11 +180,7 @@ fn signature(copy: &Copy, key: &PublicKey, comment_only: bool) -> Result<Signed>
             manifest: None,
         });
     }
-    let manifest = copy.required(
-        MANIFEST,
-        MANIFEST_LIMIT,
-        "manifest.json, the list of the site's files",
-    )?;
+    let manifest = copy.manifest()?;
     let release = signing::verify(key, &text, &manifest).map_err(located)?;
     Ok(Signed {
         release,
@@ -187,22 +199,10 @@ fn verify_all(copy: &Copy, signed: Option<Signed>) -> Result<Verified> {
             release,
             manifest: Some(bytes),
         }) => (bytes, Some(release)),
-        _ => (
-            copy.required(
-                MANIFEST,
-                MANIFEST_LIMIT,
-                "manifest.json, the list of the site's files",
-            )?,
-            None,
-        ),
+        _ => (copy.manifest()?, None),
     };
     let manifest_at = copy.locate(MANIFEST);
-    let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| {
-        Error::one(Diagnostic::new(
-            &manifest_at,
-            format!("the manifest is not valid: {e}"),
-        ))
-    })?;
+    let manifest = parse_manifest(copy, &bytes)?;
     let root = Tree::new(&manifest.files).root();
     let mut problems = Vec::new();
     if root != manifest.merkle_root {
@@ -240,17 +240,22 @@ fn verify_all(copy: &Copy, signed: Option<Signed>) -> Result<Verified> {
         problems.sort();
         return Err(Error::Diagnostics(problems));
     }
-    let signature_unchecked = release.is_none()
-        && matches!(
-            copy.fetch(SIGNATURE_FILE, SIGNATURE_LIMIT),
-            Fetched::Bytes(_)
-        );
+    let signature_unchecked = release.is_none() && copy.is_signed();
     Ok(Verified {
         files: manifest.files.len(),
         bytes: manifest.files.iter().map(|f| f.size).sum(),
         merkle_root: root,
         release: release.map(Into::into),
         signature_unchecked,
+    })
+}
+
+fn parse_manifest(copy: &Copy, bytes: &[u8]) -> Result<Manifest> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        Error::one(Diagnostic::new(
+            copy.locate(MANIFEST),
+            format!("the manifest is not valid: {e}"),
+        ))
     })
 }
 
@@ -369,20 +374,7 @@ fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verifi
     // The root to reach: the signed one, or else the manifest's (a weaker check).
     let root = match &signed {
         Some(s) => s.release.merkle_root.clone(),
-        None => {
-            let manifest = copy.required(
-                MANIFEST,
-                MANIFEST_LIMIT,
-                "manifest.json, the list of the site's files",
-            )?;
-            let manifest: Manifest = serde_json::from_slice(&manifest).map_err(|e| {
-                Error::one(Diagnostic::new(
-                    copy.locate(MANIFEST),
-                    format!("the manifest is not valid: {e}"),
-                ))
-            })?;
-            manifest.merkle_root
-        }
+        None => parse_manifest(copy, &copy.manifest()?)?.merkle_root,
     };
     if let Some(m) = proof_problem(&proof, &root) {
         return Err(Error::one(Diagnostic::new(&at, m)));
@@ -415,11 +407,7 @@ fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verifi
         files: proof.files.len(),
         bytes: proof.files.iter().map(|f| f.size).sum(),
         merkle_root: root,
-        signature_unchecked: signed.is_none()
-            && matches!(
-                copy.fetch(SIGNATURE_FILE, SIGNATURE_LIMIT),
-                Fetched::Bytes(_)
-            ),
+        signature_unchecked: signed.is_none() && copy.is_signed(),
         release: signed.map(|s| s.release.into()),
     })
 }
