@@ -554,10 +554,13 @@ impl Session {
         let withdrawn = release::withdrawn_records(state);
         let (manifest, tree) =
             manifest::build_cached(&listed, &state.images, withdrawn, &mut self.hashes)?;
-        let manifest_file = manifest.output();
         watch.lap("manifest");
-        let mut made = release::proofs(state, &tree, &manifest.files);
-        watch.lap("proofs");
+        // Independent of each other: the manifest's bytes and the proofs.
+        let (manifest_file, mut made) = rayon::join(
+            || manifest.output(),
+            || release::proofs(state, &tree, &manifest.files),
+        );
+        watch.lap("manifest file and proofs");
         if let Some(signing) = &self.options.signing {
             made.push(release::signature(
                 signing,
