@@ -154,8 +154,15 @@ fn signing(args: SignArgs) -> Result<Option<casebook::Signing>, Error> {
     };
     let key = casebook::SigningKey::open(&file, password.as_deref())?;
     if let Some(label) = &args.release_label {
-        if label.is_empty() || label.len() > 200 || label.chars().any(char::is_control) {
-            return Err(usage("--release-label is one line of 1 to 200 characters"));
+        // minisign reads the signed comment trimmed: surrounding spaces would not verify.
+        if label.trim() != label
+            || label.is_empty()
+            || label.chars().count() > 200
+            || label.chars().any(char::is_control)
+        {
+            return Err(usage(
+                "--release-label is one line of 1 to 200 characters, without spaces at either end",
+            ));
         }
     }
     Ok(Some(casebook::Signing {

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use sha2::Digest;
+
 use crate::support::browser::{Browser, serve};
 use crate::support::{Run, SiteTest, tree};
 
@@ -138,12 +140,14 @@ fn a_signed_build_verifies_and_every_kind_of_tampering_fails() {
         } else {
             assert!(run.stderr.contains(rel), "{rel}: {}", run.stderr);
         }
+        // Put the copy back: the manifest and signature from their saved bytes, a page or
+        // photo by flipping the same bit again.
         std::fs::write(site.public().join("manifest.json"), &manifest).unwrap();
         std::fs::write(site.public().join("manifest.json.minisig"), &signature).unwrap();
-        tamper(&site, rel, at);
         if !rel.starts_with("manifest") {
-            verify(&public(&site), &line, &[]).success();
+            tamper(&site, rel, at);
         }
+        verify(&public(&site), &line, &[]).success();
     }
     // Another key's public half: the signature is not the publisher's.
     let (_other, _, other_line) = keys(None);
@@ -502,7 +506,7 @@ fn the_verify_page_checks_a_record_in_the_browser() {
     };
     browser.goto(&format!("{url}verify/?case=c-001"));
     let good = verdict(&mut browser);
-    assert!(good.contains("publisher's signature is valid"), "{good}");
+    assert!(good.contains("The signature is valid"), "{good}");
     assert!(
         good.contains("Every file of this record is exactly"),
         "{good}"
@@ -523,8 +527,9 @@ fn the_verify_page_checks_a_record_in_the_browser() {
 
     // A proof that was changed leads nowhere, whatever the files.
     let proof_path = site.public().join("verify/proofs/c-001.json");
-    let mut proof: serde_json::Value =
+    let original: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&proof_path).unwrap()).unwrap();
+    let mut proof = original.clone();
     proof["hashes"][0] = serde_json::Value::from("0".repeat(64));
     std::fs::write(&proof_path, proof.to_string()).unwrap();
     browser.goto(&format!("{url}verify/?case=c-001&proof=changed"));
@@ -536,6 +541,28 @@ fn the_verify_page_checks_a_record_in_the_browser() {
     assert!(
         forged.contains("Some files of this record are not"),
         "{forged}"
+    );
+
+    // An entry outside the tree cannot vouch for a file, even with a matching hash.
+    proof["hashes"] = original["hashes"].clone();
+    let page = std::fs::read(site.public().join("cases/c-001/index.html")).unwrap();
+    let sha256: String = sha2::Sha256::digest(&page)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    proof["files"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+            "index": 1_000_000, "path": "cases/c-001/index.html",
+            "sha256": sha256, "size": page.len()
+        }));
+    std::fs::write(&proof_path, proof.to_string()).unwrap();
+    browser.goto(&format!("{url}verify/?case=c-001&proof=extra"));
+    let extra = verdict(&mut browser);
+    assert!(
+        extra.contains("does not lead to the archive's root"),
+        "{extra}"
     );
 }
 
@@ -558,6 +585,10 @@ fn init_keeps_secret_keys_out_of_the_repository_and_timestamps_are_asked_for() {
     assert!(run.stdout.contains("signed at 20"), "{}", run.stdout);
     // --release-label and --timestamp mean nothing without --sign.
     site.run(&["build", "--timestamp"]).failure(2);
+    // minisign reads the signed comment trimmed: a label with spaces at its ends is refused.
+    sign(&site, &key, &["--release-label", "r1 "])
+        .failure(1)
+        .stderr_has("without spaces at either end");
     // The key may be named by CASEBOOK_SIGNING_KEY instead of --sign.
     std::fs::remove_dir_all(site.public()).unwrap();
     let root = site.root().to_str().unwrap();

@@ -26,9 +26,19 @@ pub(crate) struct Manifest {
     pub(crate) merkle_root: String,
     pub(crate) files: Vec<FileRecord>,
     pub(crate) images: Vec<ImageRecord>,
+    /// Each case's files (its pages and its photographs'), which its proof must cover.
+    #[serde(default)]
+    pub(crate) cases: Vec<CaseRecord>,
     /// Withdrawn cases: a verifier tells a withdrawn record from a deleted one.
     #[serde(default)]
     pub(crate) withdrawn: Vec<WithdrawnRecord>,
+}
+
+/// A case and the paths of its files, in the order of `files`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct CaseRecord {
+    pub(crate) case: String,
+    pub(crate) files: Vec<String>,
 }
 
 /// A withdrawn case, as the manifest lists it.
@@ -80,6 +90,7 @@ pub(crate) type FileHashes = std::collections::HashMap<String, FileRecord>;
 pub(crate) fn build_cached(
     outputs: &[&Output],
     images: &ImageSet,
+    cases: Vec<CaseRecord>,
     withdrawn: Vec<WithdrawnRecord>,
     known: &mut FileHashes,
 ) -> Result<(Manifest, Tree)> {
@@ -141,13 +152,23 @@ pub(crate) fn build_cached(
     }
     records.sort_by(|a, b| a.path.cmp(&b.path));
     records.dedup_by(|a, b| a.path == b.path);
-    let tree = Tree::new(&files);
+    // A case lists only files the manifest lists.
+    let listed: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let cases: Vec<CaseRecord> = cases
+        .into_iter()
+        .map(|mut c| {
+            c.files.retain(|p| listed.contains(p.as_str()));
+            c
+        })
+        .collect();
+    let tree = Tree::new(&files, &cases);
     let manifest = Manifest {
         generator: "casebook".into(),
         pipeline: PIPELINE_VERSION.into(),
         merkle_root: tree.root(),
         files,
         images: records,
+        cases,
         withdrawn,
     };
     Ok((manifest, tree))

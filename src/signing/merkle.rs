@@ -4,24 +4,28 @@
 //! without downloading the manifest of the whole archive. The hashing is documented in
 //! `docs/verifying.md` so that other tools can check a proof:
 //!
-//! - leaf = SHA-256(0x00 ‖ path ‖ 0x00 ‖ sha256 (64 lowercase hex) ‖ 0x00 ‖ size (decimal)),
-//!   over the manifest's `files` in their order (sorted by path, byte order);
+//! - file leaf = SHA-256(0x00 ‖ path ‖ 0x00 ‖ sha256 (64 lowercase hex) ‖ 0x00 ‖ size
+//!   (decimal)), over the manifest's `files` in their order (sorted by path, byte order);
+//! - then one case leaf per entry of the manifest's `cases` (sorted by id):
+//!   SHA-256(0x02 ‖ id ‖ (0x00 ‖ path)…) over the case's file paths in the order of the
+//!   files. It ties a case to exactly its files, so a proof cannot leave one out or borrow
+//!   another case's;
 //! - node = SHA-256(0x01 ‖ left ‖ right); the distinct first bytes keep a leaf from ever
 //!   passing for a node;
 //! - each level pairs neighbours left to right; an odd last node is carried up unchanged.
 //!
-//! A proof lists its files (with their leaf indices) and the sibling hashes it needs,
-//! in the order a level-by-level walk from the leaves upwards consumes them.
+//! A proof lists its files (with their leaf indices), its case leaf's index, and the sibling
+//! hashes it needs, in the order a level-by-level walk from the leaves upwards uses them.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::images::manifest::FileRecord;
+use crate::images::manifest::{CaseRecord, FileRecord};
 
 /// The format name written in every proof.
-pub(crate) const PROOF_FORMAT: &str = "casebook-merkle-proof-1";
+pub(crate) const PROOF_FORMAT: &str = "casebook-merkle-proof-2";
 
 type Hash = [u8; 32];
 
@@ -34,6 +38,18 @@ pub(crate) fn leaf(record: &FileRecord) -> Hash {
     h.update(record.sha256.as_bytes());
     h.update([0u8]);
     h.update(record.size.to_string().as_bytes());
+    h.finalize().into()
+}
+
+/// The leaf that ties a case to its files (paths in the order of the files).
+pub(crate) fn case_leaf<'a>(id: &str, paths: impl IntoIterator<Item = &'a str>) -> Hash {
+    let mut h = Sha256::new();
+    h.update([2u8]);
+    h.update(id.as_bytes());
+    for path in paths {
+        h.update([0u8]);
+        h.update(path.as_bytes());
+    }
     h.finalize().into()
 }
 
@@ -51,9 +67,15 @@ pub(crate) struct Tree {
 }
 
 impl Tree {
-    pub(crate) fn new(files: &[FileRecord]) -> Tree {
+    pub(crate) fn new(files: &[FileRecord], cases: &[CaseRecord]) -> Tree {
         use rayon::prelude::*;
-        let mut levels = vec![files.par_iter().map(leaf).collect::<Vec<Hash>>()];
+        let mut leaves: Vec<Hash> = files.par_iter().map(leaf).collect();
+        leaves.extend(
+            cases
+                .iter()
+                .map(|c| case_leaf(&c.case, c.files.iter().map(String::as_str))),
+        );
+        let mut levels = vec![leaves];
         while levels.last().is_some_and(|l| l.len() > 1) {
             let below = levels.last().expect("a level");
             let above = below
@@ -109,6 +131,8 @@ pub(crate) struct Proof {
     pub(crate) case: String,
     pub(crate) root: String,
     pub(crate) leaf_count: usize,
+    /// The index of the case's own leaf, after the file leaves.
+    pub(crate) case_index: usize,
     pub(crate) files: Vec<ProvenFile>,
     pub(crate) hashes: Vec<String>,
 }
@@ -122,16 +146,25 @@ pub(crate) struct ProvenFile {
 }
 
 impl Proof {
-    /// The proof for the files of `case` at `indices` of `files`.
-    pub(crate) fn new(tree: &Tree, files: &[FileRecord], case: &str, indices: &[usize]) -> Proof {
-        let mut indices = indices.to_vec();
-        indices.sort_unstable();
-        indices.dedup();
+    /// The proof for the case leaf at `case_index` and its files at `indices` of `files`
+    /// (ascending, as the case record lists them).
+    pub(crate) fn new(
+        tree: &Tree,
+        files: &[FileRecord],
+        case: &str,
+        case_index: usize,
+        indices: &[usize],
+    ) -> Proof {
+        let mut leaves = indices.to_vec();
+        leaves.push(case_index);
+        leaves.sort_unstable();
+        leaves.dedup();
         Proof {
             format: PROOF_FORMAT.into(),
             case: case.into(),
             root: tree.root(),
-            leaf_count: files.len(),
+            leaf_count: tree.levels[0].len(),
+            case_index,
             files: indices
                 .iter()
                 .map(|&i| ProvenFile {
@@ -141,7 +174,7 @@ impl Proof {
                     size: files[i].size,
                 })
                 .collect(),
-            hashes: tree.proof_hashes(&indices),
+            hashes: tree.proof_hashes(&leaves),
         }
     }
 
@@ -151,6 +184,7 @@ impl Proof {
             return Err(format!("unknown proof format `{}`", self.format));
         }
         let mut known: BTreeMap<usize, Hash> = BTreeMap::new();
+        let mut previous = None;
         for f in &self.files {
             if f.index >= self.leaf_count {
                 return Err(format!(
@@ -158,18 +192,28 @@ impl Proof {
                     f.path, f.index
                 ));
             }
+            if previous.is_some_and(|p| p >= f.index) {
+                return Err("the proof's files are not in the order of the manifest".into());
+            }
+            previous = Some(f.index);
             let record = FileRecord {
                 path: f.path.clone(),
                 sha256: f.sha256.clone(),
                 size: f.size,
             };
-            if known.insert(f.index, leaf(&record)).is_some() {
-                return Err(format!("index {} is listed twice", f.index));
-            }
+            known.insert(f.index, leaf(&record));
         }
         if known.is_empty() {
             return Err("the proof lists no files".into());
         }
+        if self.case_index >= self.leaf_count || known.contains_key(&self.case_index) {
+            return Err(format!(
+                "the case's leaf index {} is not valid",
+                self.case_index
+            ));
+        }
+        let paths = self.files.iter().map(|f| f.path.as_str());
+        known.insert(self.case_index, case_leaf(&self.case, paths));
         let mut supplied = self.hashes.iter();
         let mut next_hash = || -> Result<Hash, String> {
             let text = supplied.next().ok_or("the proof has too few hashes")?;
@@ -238,12 +282,20 @@ mod tests {
 
     #[test]
     fn every_subset_of_small_trees_proves_and_only_its_own_root() {
-        for n in 1..=9 {
+        for n in 1..=8 {
             let files = files(n);
-            let tree = Tree::new(&files);
             for mask in 1u32..(1 << n) {
                 let indices: Vec<usize> = (0..n).filter(|i| mask & (1 << i) != 0).collect();
-                let proof = Proof::new(&tree, &files, "c", &indices);
+                let case = CaseRecord {
+                    case: "c".into(),
+                    files: indices.iter().map(|&i| files[i].path.clone()).collect(),
+                };
+                let other = CaseRecord {
+                    case: "d".into(),
+                    files: vec![files[0].path.clone()],
+                };
+                let tree = Tree::new(&files, &[case, other]);
+                let proof = Proof::new(&tree, &files, "c", n, &indices);
                 assert_eq!(
                     proof.computed_root().unwrap(),
                     tree.root(),
@@ -252,6 +304,15 @@ mod tests {
                 let mut tampered = proof.clone();
                 tampered.files[0].size += 1;
                 assert_ne!(tampered.computed_root().ok(), Some(tree.root()));
+                // A file left out, or the case renamed, no longer matches the case leaf.
+                // Even with every sibling hash made right for the smaller set.
+                if indices.len() > 1 {
+                    let fewer = Proof::new(&tree, &files, "c", n, &indices[1..]);
+                    assert_ne!(fewer.computed_root().ok(), Some(tree.root()), "{indices:?}");
+                }
+                let mut renamed = proof.clone();
+                renamed.case = "d".into();
+                assert_ne!(renamed.computed_root().ok(), Some(tree.root()));
             }
         }
     }
@@ -265,7 +326,7 @@ mod tests {
         input.extend_from_slice(&a);
         input.extend_from_slice(&b);
         assert_eq!(
-            Tree::new(&files).root(),
+            Tree::new(&files, &[]).root(),
             hex(&Sha256::digest(&input).into())
         );
         let mut leaf_input = b"\0f000.html\0".to_vec();
@@ -276,8 +337,12 @@ mod tests {
     #[test]
     fn a_missing_extra_or_changed_hash_fails() {
         let files = files(7);
-        let tree = Tree::new(&files);
-        let proof = Proof::new(&tree, &files, "c", &[2, 5]);
+        let case = CaseRecord {
+            case: "c".into(),
+            files: vec![files[2].path.clone(), files[5].path.clone()],
+        };
+        let tree = Tree::new(&files, &[case]);
+        let proof = Proof::new(&tree, &files, "c", 7, &[2, 5]);
         let mut short = proof.clone();
         short.hashes.pop();
         assert!(short.computed_root().unwrap_err().contains("too few"));
@@ -287,8 +352,11 @@ mod tests {
         let mut changed = proof.clone();
         changed.hashes[0] = format!("{:064x}", 1);
         assert_ne!(changed.computed_root().unwrap(), tree.root());
-        let mut moved = proof;
+        let mut moved = proof.clone();
         moved.files[0].index = 3;
         assert_ne!(moved.computed_root().ok(), Some(tree.root()));
+        let mut twice = proof;
+        twice.files[1] = twice.files[0].clone();
+        assert!(twice.computed_root().unwrap_err().contains("order"));
     }
 }

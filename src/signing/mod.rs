@@ -348,12 +348,29 @@ impl Release {
     }
 }
 
+/// A signature file's parts: the 74-byte signature line (algorithm, key ID, signature), the
+/// trusted comment (trimmed, as minisign reads it) and the 64-byte global signature.
+fn signature_parts(text: &str) -> std::result::Result<(Vec<u8>, &str, Vec<u8>), String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let parts = (|| {
+        let sig = BASE64.decode(lines.get(1)?.trim()).ok()?;
+        let trusted = lines.get(2)?.strip_prefix(TRUSTED_PREFIX)?.trim();
+        let global = BASE64.decode(lines.get(3)?.trim()).ok()?;
+        (sig.len() == 74 && global.len() == 64).then_some((sig, trusted, global))
+    })();
+    parts.ok_or_else(|| {
+        "the signature file is not a complete minisign signature (cut off or damaged)".into()
+    })
+}
+
 /// Checks a signature file against `data` (the manifest) and returns what it vouches for.
 pub(crate) fn verify(
     key: &PublicKey,
     signature: &str,
     data: &[u8],
 ) -> std::result::Result<Release, String> {
+    // Checked first: the minisign crate slices the global signature without looking.
+    signature_parts(signature)?;
     let sig = minisign::SignatureBox::from_string(signature)
         .map_err(|e| format!("the signature file is not a minisign signature: {e}"))?;
     let pk = minisign::PublicKey::from_base64(&key.to_base64()).expect("a parsed key");
@@ -368,11 +385,11 @@ pub(crate) fn verify(
             m if m.contains("Signature verification failed") => {
                 "the signature does not match manifest.json: the manifest or the signature was changed".to_string()
             }
-            m => format!("the signature does not verify: {m}"),
+            m => format!("the signature does not verify ({m})"),
         }
     })?;
     let comment = sig.trusted_comment().unwrap_or_default();
-    let release = Release::parse(&comment).ok_or_else(|| {
+    let release = Release::parse(comment.trim()).ok_or_else(|| {
         format!(
             "the signature is valid but its trusted comment is not a casebook release: `{comment}`"
         )
@@ -401,14 +418,7 @@ pub(crate) fn verify_comment(
     key: &PublicKey,
     signature: &str,
 ) -> std::result::Result<Release, String> {
-    let lines: Vec<&str> = signature.lines().collect();
-    let parsed = (|| {
-        let sig = BASE64.decode(lines.get(1)?.trim()).ok()?;
-        let trusted = lines.get(2)?.strip_prefix(TRUSTED_PREFIX)?;
-        let global = BASE64.decode(lines.get(3)?.trim()).ok()?;
-        (sig.len() == 74).then_some((sig, trusted, global))
-    })();
-    let (sig, trusted, global) = parsed.ok_or("the signature file is not a minisign signature")?;
+    let (sig, trusted, global) = signature_parts(signature)?;
     if sig[2..10] != key.keynum {
         return Err(another_key(&sig[2..10], key));
     }
@@ -473,6 +483,18 @@ mod tests {
         let forged = sig.replace("label=2026", "label=2027");
         assert!(verify(&key.public(), &forged, b"manifest").is_err());
         assert!(verify_comment(&key.public(), &forged).is_err());
+    }
+
+    #[test]
+    fn a_cut_off_signature_is_an_error_not_a_panic() {
+        let key = key();
+        let sig = key.sign(b"manifest", &release().to_line());
+        let last = sig.trim_end().rfind('\n').unwrap();
+        for cut in [&sig[..last + 10], &sig[..last + 1], &sig[..20]] {
+            let err = verify(&key.public(), cut, b"manifest").unwrap_err();
+            assert!(err.contains("not a complete minisign signature"), "{err}");
+            assert!(verify_comment(&key.public(), cut).is_err());
+        }
     }
 
     #[test]

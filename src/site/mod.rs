@@ -551,15 +551,17 @@ impl Session {
         merge.files.retain(|path, _| !release::is_unlisted(path));
         let mut listed: Vec<&Output> = merge.files.values().map(Arc::as_ref).collect();
         listed.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        let withdrawn = release::withdrawn_records(state);
-        let (manifest, tree) =
-            manifest::build_cached(&listed, &state.images, withdrawn, &mut self.hashes)?;
+        let (manifest, tree) = manifest::build_cached(
+            &listed,
+            &state.images,
+            release::case_records(state),
+            release::withdrawn_records(state),
+            &mut self.hashes,
+        )?;
         watch.lap("manifest");
         // Independent of each other: the manifest's bytes and the proofs.
-        let (manifest_file, mut made) = rayon::join(
-            || manifest.output(),
-            || release::proofs(state, &tree, &manifest.files),
-        );
+        let (manifest_file, mut made) =
+            rayon::join(|| manifest.output(), || release::proofs(&tree, &manifest));
         watch.lap("manifest file and proofs");
         if let Some(signing) = &self.options.signing {
             made.push(release::signature(

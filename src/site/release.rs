@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use super::State;
 use crate::config::Config;
 use crate::error::{Diagnostic, Error, Result};
-use crate::images::manifest::{FileRecord, WithdrawnRecord};
+use crate::images::manifest::{CaseRecord, Manifest, WithdrawnRecord};
 use crate::output::{self, Output};
 use crate::signing::merkle::{Proof, Tree};
 use crate::signing::{PROOFS_DIR, PUBLIC_KEY_FILE, Release, SIGNATURE_FILE, SigningKey};
@@ -86,8 +86,8 @@ pub(super) fn withdrawn_records(state: &State) -> Vec<WithdrawnRecord> {
 }
 
 /// Every case's files, by case id: its page in every language and every published file of
-/// its photographs.
-fn case_files(state: &State) -> BTreeMap<&str, Vec<String>> {
+/// its photographs, sorted by path (the order of the manifest's files).
+pub(super) fn case_records(state: &State) -> Vec<CaseRecord> {
     let mut cases: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let pages = state.corpus.pages.iter().chain(&state.corpus.withdrawn);
     for page in pages {
@@ -105,27 +105,36 @@ fn case_files(state: &State) -> BTreeMap<&str, Vec<String>> {
         }
     }
     cases
+        .into_iter()
+        .map(|(id, mut files)| {
+            files.sort_unstable();
+            files.dedup();
+            CaseRecord {
+                case: id.to_string(),
+                files,
+            }
+        })
+        .collect()
 }
 
 /// One proof per case, at `verify/proofs/<id>.json`.
-pub(super) fn proofs(state: &State, tree: &Tree, files: &[FileRecord]) -> Vec<Output> {
+pub(super) fn proofs(tree: &Tree, manifest: &Manifest) -> Vec<Output> {
+    let files = &manifest.files;
     let index: HashMap<&str, usize> = files
         .iter()
         .enumerate()
         .map(|(i, f)| (f.path.as_str(), i))
         .collect();
-    let cases: Vec<(&str, Vec<String>)> = case_files(state).into_iter().collect();
-    cases
+    manifest
+        .cases
         .par_iter()
-        .map(|(id, paths)| {
-            let indices: Vec<usize> = paths
-                .iter()
-                .filter_map(|p| index.get(p.as_str()).copied())
-                .collect();
-            let proof = Proof::new(tree, files, id, &indices);
+        .enumerate()
+        .map(|(i, case)| {
+            let indices: Vec<usize> = case.files.iter().map(|p| index[p.as_str()]).collect();
+            let proof = Proof::new(tree, files, &case.case, files.len() + i, &indices);
             let mut bytes = serde_json::to_vec(&proof).expect("a proof serialises");
             bytes.push(b'\n');
-            Output::bytes(format!("{PROOFS_DIR}{id}.json"), bytes)
+            Output::bytes(format!("{PROOFS_DIR}{}.json", case.case), bytes)
         })
         .collect()
 }

@@ -104,11 +104,7 @@ impl Copy {
 
     fn fetch(&self, path: &str, limit: u64) -> Fetched {
         match self {
-            Copy::Dir(dir) => match std::fs::read(dir.join(path)) {
-                Ok(b) => Fetched::Bytes(b),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Fetched::Missing,
-                Err(e) => Fetched::Failed(format!("cannot read: {e}")),
-            },
+            Copy::Dir(dir) => read_regular(&dir.join(path), limit),
             Copy::Web(site) => site.fetch(path, limit),
         }
     }
@@ -203,7 +199,7 @@ fn verify_all(copy: &Copy, signed: Option<Signed>) -> Result<Verified> {
     };
     let manifest_at = copy.locate(MANIFEST);
     let manifest = parse_manifest(copy, &bytes)?;
-    let root = Tree::new(&manifest.files).root();
+    let root = Tree::new(&manifest.files, &manifest.cases).root();
     let mut problems = Vec::new();
     if root != manifest.merkle_root {
         problems.push(Diagnostic::new(
@@ -250,6 +246,27 @@ fn verify_all(copy: &Copy, signed: Option<Signed>) -> Result<Verified> {
     })
 }
 
+/// A regular file of at most `limit` bytes: a copy's symbolic links, devices and pipes are
+/// not followed (an unpacked archive could point them anywhere).
+fn read_regular(path: &Path, limit: u64) -> Fetched {
+    use std::io::Read;
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Fetched::Missing,
+        Err(e) => Fetched::Failed(format!("cannot read: {e}")),
+        Ok(m) if !m.file_type().is_file() => {
+            Fetched::Failed("not a regular file (a link, folder or device)".into())
+        }
+        Ok(m) if m.len() > limit => Fetched::Failed(format!("larger than {limit} bytes")),
+        Ok(_) => {
+            let mut bytes = Vec::new();
+            match std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes)) {
+                Ok(_) => Fetched::Bytes(bytes),
+                Err(e) => Fetched::Failed(format!("cannot read: {e}")),
+            }
+        }
+    }
+}
+
 fn parse_manifest(copy: &Copy, bytes: &[u8]) -> Result<Manifest> {
     serde_json::from_slice(bytes).map_err(|e| {
         Error::one(Diagnostic::new(
@@ -262,7 +279,10 @@ fn parse_manifest(copy: &Copy, bytes: &[u8]) -> Result<Manifest> {
 /// A listed file's problem, if any: missing, another size, another hash.
 fn check_file(copy: &Copy, f: &FileRecord) -> Option<Diagnostic> {
     let at = copy.locate(&f.path);
-    if f.path.split('/').any(|s| s == ".." || s.is_empty()) || Path::new(&f.path).is_absolute() {
+    let normal = Path::new(&f.path)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !normal || f.path.split('/').any(str::is_empty) || f.path.contains(['\\', ':']) {
         return Some(Diagnostic::new(
             at,
             "the manifest lists a path outside the site",
@@ -312,7 +332,10 @@ fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagn
         }
     }
     problems.par_extend(proofs.par_iter().filter_map(|path| {
-        let bytes = std::fs::read(path).ok()?;
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => return Some(Diagnostic::new(path, format!("cannot read: {e}"))),
+        };
         let problem = match serde_json::from_slice::<Proof>(&bytes) {
             Err(e) => format!("not a Merkle proof: {e}"),
             Ok(proof) => match proof_problem(&proof, root) {
@@ -339,9 +362,26 @@ fn proof_problem(proof: &Proof, root: &str) -> Option<String> {
     }
 }
 
-/// A proof that leads to the root lists what the manifest lists; this is a second look that
-/// names the file.
+/// A proof that leads to the root lists what the manifest lists; this second look names
+/// the file, and pins the proof to the tree's size and to its case's record.
 fn listed_differently(proof: &Proof, manifest: &Manifest) -> Option<String> {
+    let leaves = manifest.files.len() + manifest.cases.len();
+    if proof.leaf_count != leaves {
+        return Some(format!(
+            "the proof counts {} leaves, the manifest {leaves}",
+            proof.leaf_count
+        ));
+    }
+    let record = proof
+        .case_index
+        .checked_sub(manifest.files.len())
+        .and_then(|i| manifest.cases.get(i));
+    if record.is_none_or(|r| r.case != proof.case) {
+        return Some(format!(
+            "the proof is not the manifest's proof of case `{}`",
+            proof.case
+        ));
+    }
     proof.files.iter().find_map(|f| {
         let record = manifest.files.get(f.index)?;
         (record.path != f.path || record.sha256 != f.sha256 || record.size != f.size).then(|| {

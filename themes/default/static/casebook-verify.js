@@ -66,9 +66,35 @@
     return sha256(concat([new Uint8Array([1]), l, r]));
   }
 
+  // Refuses what the documented format does not allow, before any hashing: indices must be
+  // whole, in range, ascending and distinct, and hashes SHA-256 hex.
+  function wellFormed(proof, id) {
+    var hexHash = /^[0-9a-f]{64}$/;
+    var n = proof.leaf_count;
+    if (proof.format !== "casebook-merkle-proof-2" || proof.case !== id) return false;
+    if (!Number.isInteger(n) || n < 1 || !Number.isInteger(proof.case_index)) return false;
+    if (proof.case_index < 0 || proof.case_index >= n) return false;
+    if (!Array.isArray(proof.files) || !proof.files.length || !Array.isArray(proof.hashes)) return false;
+    var last = -1;
+    for (var f of proof.files) {
+      if (!Number.isInteger(f.index) || f.index <= last || f.index >= n || f.index === proof.case_index) return false;
+      if (typeof f.path !== "string" || !hexHash.test(f.sha256) || !Number.isInteger(f.size)) return false;
+      last = f.index;
+    }
+    return proof.hashes.every(function (h) { return hexHash.test(h); });
+  }
+
+  // The case leaf ties the case id to exactly its files: SHA-256(2 ‖ id ‖ (0 ‖ path)…).
+  function caseLeaf(proof) {
+    var parts = [new Uint8Array([2]), utf8.encode(proof.case)];
+    proof.files.forEach(function (f) { parts.push(new Uint8Array([0]), utf8.encode(f.path)); });
+    return sha256(concat(parts));
+  }
+
   async function proofRoot(proof) {
     var known = new Map();
     for (var f of proof.files) known.set(f.index, await leaf(f));
+    known.set(proof.case_index, await caseLeaf(proof));
     var supplied = proof.hashes.slice();
     var next = function () {
       if (!supplied.length) throw new Error("too few hashes");
@@ -108,11 +134,14 @@
     if (response.status === 404) return { unsigned: true };
     if (!response.ok) throw new Error("manifest.json.minisig: " + response.status);
     var lines = (await response.text()).split("\n");
+    if (lines.length < 4 || lines[2].indexOf("trusted comment: ") !== 0) return { bad: true };
     var sig = base64(lines[1]);
-    var comment = lines[2].replace(/^trusted comment: /, "");
+    // minisign reads the comment trimmed; so must this check.
+    var comment = lines[2].slice("trusted comment: ".length).trim();
+    if (comment.indexOf("casebook-release ") !== 0) return { bad: true };
     var global = base64(lines[3]);
     var pk = base64(publicKey);
-    if (sig.length !== 74 || pk.length !== 42 || sig.slice(2, 10).join() !== pk.slice(2, 10).join()) {
+    if (sig.length !== 74 || global.length !== 64 || pk.length !== 42 || sig.slice(2, 10).join() !== pk.slice(2, 10).join()) {
       return { bad: true };
     }
     var key;
@@ -140,18 +169,26 @@
       var proof = await response.json();
       busy.remove();
       var bad = false;
+      var proven = false;
+      if (!wellFormed(proof, id)) { line("bad", strings.proof_bad); bad = true; }
       if (!publicKey) line("note", strings.unsigned);
       else {
         var signed = await signedRoot();
         if (signed.unsigned) { line("bad", strings.unsigned); bad = true; }
         else if (signed.unsupported) line("note", strings.no_ed25519);
         else if (signed.bad || signed.root !== proof.root) { line("bad", strings.signature_bad); bad = true; }
-        else line("good", strings.signature_good);
+        else { line("good", strings.signature_good); proven = true; }
       }
       var computed = null;
-      try { computed = await proofRoot(proof); } catch (e) { computed = null; }
-      if (computed === proof.root) line("good", strings.proof_good);
-      else { line("bad", strings.proof_bad); bad = true; }
+      if (!bad) {
+        try { computed = await proofRoot(proof); } catch (e) { computed = null; }
+        if (computed === proof.root) line("good", strings.proof_good);
+        else { line("bad", strings.proof_bad); bad = true; }
+      }
+      if (bad) {
+        line("bad", strings.some_bad).id = "verify-verdict";
+        return;
+      }
       var list = document.createElement("ul");
       list.className = "verify-files";
       out.appendChild(list);
@@ -173,7 +210,9 @@
         item.appendChild(document.createTextNode(" " + strings["file_" + state]));
         list.appendChild(item);
       }
-      line(bad ? "bad" : "good", bad ? strings.some_bad : strings.all_good).id = "verify-verdict";
+      // "Exactly as released" needs the signature: without it the proof vouches only for itself.
+      var verdict = bad ? "some_bad" : proven ? "all_good" : "unproven";
+      line(bad ? "bad" : proven ? "good" : "note", strings[verdict]).id = "verify-verdict";
     } catch (e) {
       busy.remove();
       line("bad", strings.failed + ": " + e.message).id = "verify-verdict";
