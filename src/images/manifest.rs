@@ -152,12 +152,12 @@ pub(crate) fn build_cached(
     }
     records.sort_by(|a, b| a.path.cmp(&b.path));
     records.dedup_by(|a, b| a.path == b.path);
-    // A case lists only files the manifest lists.
-    let listed: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    // A case lists only files the manifest lists (`files` is sorted by path).
+    let listed = |p: &String| files.binary_search_by(|f| f.path.cmp(p)).is_ok();
     let cases: Vec<CaseRecord> = cases
         .into_iter()
         .map(|mut c| {
-            c.files.retain(|p| listed.contains(p.as_str()));
+            c.files.retain(listed);
             c
         })
         .collect();

@@ -2,7 +2,7 @@
 //! the public key file. None of them is listed in the manifest: a proof and the signature
 //! are made from it, and each carries what it is checked against.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -120,17 +120,17 @@ pub(super) fn case_records(state: &State) -> Vec<CaseRecord> {
 /// One proof per case, at `verify/proofs/<id>.json`.
 pub(super) fn proofs(tree: &Tree, manifest: &Manifest) -> Vec<Output> {
     let files = &manifest.files;
-    let index: HashMap<&str, usize> = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.path.as_str(), i))
-        .collect();
     manifest
         .cases
         .par_iter()
         .enumerate()
         .map(|(i, case)| {
-            let indices: Vec<usize> = case.files.iter().map(|p| index[p.as_str()]).collect();
+            // The manifest keeps only the files it lists in a case, sorted like `files`.
+            let indices: Vec<usize> = case
+                .files
+                .iter()
+                .filter_map(|p| files.binary_search_by(|f| f.path.cmp(p)).ok())
+                .collect();
             let proof = Proof::new(tree, files, &case.case, files.len() + i, &indices);
             let mut bytes = serde_json::to_vec(&proof).expect("a proof serialises");
             bytes.push(b'\n');
