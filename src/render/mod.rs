@@ -158,7 +158,9 @@ impl<'a> Renderer<'a> {
                 let p = &self.corpus.pages[*i];
                 let default = if p.case.is_some() {
                     "case.html"
-                } else if p.meta.path == verify_page_path(self.config, &p.meta.lang) {
+                } else if p.meta.path.ends_with("/verify/")
+                    && p.meta.path == verify_page_path(self.config, &p.meta.lang)
+                {
                     "verify.html"
                 } else {
                     "page.html"

@@ -64,6 +64,8 @@ fn node(left: &Hash, right: &Hash) -> Hash {
 /// Every level of the tree, leaves first, root last.
 pub(crate) struct Tree {
     levels: Vec<Vec<Hash>>,
+    /// The root in lowercase hex, encoded once: every proof names it.
+    root: String,
 }
 
 impl Tree {
@@ -88,15 +90,17 @@ impl Tree {
                 .collect();
             levels.push(above);
         }
-        Tree { levels }
-    }
-
-    /// The root, in lowercase hex; an empty tree's is SHA-256 of nothing.
-    pub(crate) fn root(&self) -> String {
-        match self.levels.last().and_then(|l| l.first()) {
+        // An empty tree's root is SHA-256 of nothing.
+        let root = match levels.last().and_then(|l| l.first()) {
             Some(root) => hex(root),
             None => hex(&Sha256::digest(b"").into()),
-        }
+        };
+        Tree { levels, root }
+    }
+
+    /// The root, in lowercase hex.
+    pub(crate) fn root(&self) -> String {
+        self.root.clone()
     }
 
     /// The sibling hashes that lead the leaves at `indices` (sorted, distinct) to the root.
