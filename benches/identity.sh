@@ -4,7 +4,8 @@
 #
 #   bash benches/identity.sh [REV] [CASES]      e.g. bash benches/identity.sh main~3 1500
 #
-# Builds casebook at REV (default HEAD) and from the working tree, then builds with each:
+# Builds casebook at REV (default HEAD) and from the working tree, then builds with each
+# (the working tree's twice, so that its warm rebuild is compared):
 # the bundled site at the domain root, with --portable and under a sub-path; the test
 # fixtures charts, i18n, minimal and search; and a generated corpus of CASES cases (default
 # 1500). Every output tree must be byte for byte the same: any difference is listed and the
@@ -35,19 +36,21 @@ cp -r casebook.toml content themes "$src/bundled/"
 for f in charts i18n minimal search; do cp -r "tests/fixtures/$f" "$src/$f"; done
 target/debug/examples/gen-corpus --cases "$cases" --out "$src/corpus" >/dev/null
 
+# Each build runs RUNS times in a row (the working tree's twice: its second build reuses
+# what the first published, and that is the output compared).
 build_all() {
-  local bin=$1 out=$2
-  "$bin" build --root "$src/bundled" --output "$out/bundled" >/dev/null 2>&1
-  "$bin" build --root "$src/bundled" --output "$out/bundled-portable" --portable >/dev/null 2>&1
-  "$bin" build --root "$src/bundled" --output "$out/bundled-sub" \
-    --base-url https://example.org/sub/path/ >/dev/null 2>&1
+  local bin=$1 out=$2 runs=$3
+  each() { for _ in $(seq "$runs"); do "$bin" build "$@" >/dev/null 2>&1; done; }
+  each --root "$src/bundled" --output "$out/bundled"
+  each --root "$src/bundled" --output "$out/bundled-portable" --portable
+  each --root "$src/bundled" --output "$out/bundled-sub" --base-url https://example.org/sub/path/
   for f in charts i18n minimal search; do
-    "$bin" build --root "$src/$f" --output "$out/$f" >/dev/null 2>&1
+    each --root "$src/$f" --output "$out/$f"
   done
-  "$bin" build --root "$src/corpus" --output "$out/corpus" >/dev/null 2>&1
+  each --root "$src/corpus" --output "$out/corpus"
 }
-build_all "$work/casebook-old" "$work/old"
-build_all "$work/casebook-new" "$work/new"
+build_all "$work/casebook-old" "$work/old" 1
+build_all "$work/casebook-new" "$work/new" 2
 
 files=$(find "$work/new" -type f | wc -l)
 if diff -rq "$work/old" "$work/new"; then

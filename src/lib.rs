@@ -52,6 +52,10 @@ pub struct BuildReport {
     pub cases: usize,
     /// Files of the site, pages included.
     pub files: usize,
+    /// Pages rendered: a build leaves pages whose inputs did not change as it published them.
+    pub rendered: usize,
+    /// Files of the output folder written or removed.
+    pub changed: usize,
     /// Wall time of each stage, in order, for `--timings`.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -63,12 +67,16 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         .clone()
         .unwrap_or_else(|| options.root.join("public"));
     output::check_output_dir(&options.root, &out)?;
-    let session = site::Session::with_options(options.clone());
-    run(session, "write", |built| {
+    let session = site::Session::with_options(options.clone()).publishing_to(out.clone());
+    run(session, "write", |session| {
+        let publishing = session.take_publishing().unwrap_or_default();
+        let built = session.state().expect("a build that succeeded");
+        let prior = publishing.prior.as_ref().expect("scanned by the build");
         let mut files: Vec<&output::Output> = built.files.values().map(Arc::as_ref).collect();
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        output::write(&files, &out)?;
-        Ok(out)
+        let record = site::cache_file(&built.config, output::RECORD_FILE);
+        let changed = output::write(&files, prior, &publishing.fingerprints, &record)?;
+        Ok((out, changed))
     })
 }
 
@@ -76,28 +84,29 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
 /// would be published (and the built output, if any) for leaks; writes nothing.
 pub fn check(options: &BuildOptions) -> Result<BuildReport> {
     let session = site::Session::with_options(options.clone()).keeping_html();
-    run(session, "check and audit", |built| {
+    run(session, "check and audit", |session| {
+        let built = session.state().expect("a build that succeeded");
         let problems = check::site(built, &options.root.join("public"));
         if problems.is_empty() {
-            Ok(PathBuf::new())
+            Ok((PathBuf::new(), 0))
         } else {
             Err(Error::Diagnostics(problems))
         }
     })
 }
 
-/// Builds once through the pipeline, then hands the build to `last` (timed as `step`),
-/// which returns where the site went.
+/// Builds once through the pipeline, then hands the session to `last` (timed as `step`),
+/// which returns where the site went and how many of its files it changed.
 fn run(
     mut session: site::Session,
     step: &'static str,
-    last: impl FnOnce(&site::State) -> Result<PathBuf>,
+    last: impl FnOnce(&mut site::Session) -> Result<(PathBuf, usize)>,
 ) -> Result<BuildReport> {
     let update = session.build_all(&[])?;
-    let built = session.state().expect("a build that succeeded");
     let mut watch = Stopwatch::start();
-    let output = last(built)?;
+    let (output, changed) = last(&mut session)?;
     watch.lap(step);
+    let built = session.state().expect("a build that succeeded");
     let mut timings = update.timings;
     timings.extend(watch.laps);
     Ok(BuildReport {
@@ -106,6 +115,8 @@ fn run(
         pages: update.pages,
         cases: built.corpus.case_count(&built.config),
         files: built.files.len(),
+        rendered: update.rendered,
+        changed,
     })
 }
 

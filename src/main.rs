@@ -448,12 +448,14 @@ fn main() -> ExitCode {
             .map(|r| {
                 print_timings(&r);
                 format!(
-                    "built {} ({}, {}) into {} in {:.2?}",
+                    "built {} ({}, {}) into {} in {:.2?} ({} rendered, {} changed)",
                     count(r.pages, "page", "pages"),
                     count(r.cases, "case", "cases"),
                     count(r.files, "file", "files"),
                     r.output.display(),
-                    started.elapsed()
+                    started.elapsed(),
+                    count(r.rendered, "page", "pages"),
+                    count(r.changed, "file", "files"),
                 )
             }),
         Command::Check { site } => casebook::check(&BuildOptions {

@@ -1,7 +1,7 @@
 //! Building a fixture site: structure, ordering, pagination, facets, escaping, atomicity,
 //! determinism.
 
-use crate::support::{SiteTest, attrs, texts, tree};
+use crate::support::{Run, SiteTest, attrs, texts, tree};
 
 #[test]
 fn builds_sections_pages_and_cases() {
@@ -426,4 +426,128 @@ fn refuses_to_replace_a_folder_that_is_not_a_build() {
         std::fs::read_to_string(site.root().join("elsewhere/notes.txt")).unwrap(),
         "keep me"
     );
+}
+
+/// The `(N pages rendered, M files changed)` counts of a build's summary line.
+fn rendered_and_changed(run: &Run) -> (usize, usize) {
+    let counts = run
+        .stdout
+        .rsplit_once('(')
+        .map(|(_, tail)| tail.to_string())
+        .unwrap_or_default();
+    let numbers: Vec<usize> = counts
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(numbers.len(), 2, "no counts in {:?}", run.stdout);
+    (numbers[0], numbers[1])
+}
+
+#[test]
+fn a_rebuild_renders_and_writes_only_what_its_changes_touch() {
+    let site = SiteTest::fixture("minimal");
+    let first = site.build();
+    first.success();
+    let (rendered, changed) = rendered_and_changed(&first);
+    assert!(
+        rendered > 20 && changed > 20,
+        "a first build makes everything: {}",
+        first.stdout
+    );
+    assert!(site.root().join(".casebook-cache/published.bin").exists());
+    // Nothing changed: nothing is rendered or written.
+    let again = site.build();
+    assert_eq!(
+        rendered_and_changed(again.success()),
+        (0, 0),
+        "{}",
+        again.stdout
+    );
+
+    // One case's narrative: its page, and the whole-site files that list it.
+    let site = site.edit(
+        "content/cases/c-002/index.md",
+        "Narrative of c-002.",
+        "Narrative of c-002, corrected.",
+    );
+    let edited = site.build();
+    let (rendered, changed) = rendered_and_changed(edited.success());
+    assert!((1..6).contains(&rendered), "{}", edited.stdout);
+    assert!((1..15).contains(&changed), "{}", edited.stdout);
+    assert!(site.file("cases/c-002/index.html").contains("corrected"));
+    let fresh = SiteTest::fixture("minimal").edit(
+        "content/cases/c-002/index.md",
+        "Narrative of c-002.",
+        "Narrative of c-002, corrected.",
+    );
+    fresh.build().success();
+    assert!(
+        tree(&site.public()) == tree(&fresh.public()),
+        "differs from a fresh build"
+    );
+
+    // A template: every page that uses it. Another base URL: every page.
+    let site = site.write(
+        "templates/page.html",
+        "{% extends \"base.html\" %}{% block content %}<p class=\"custom\">{{ page.title }}</p>{% endblock content %}",
+    );
+    let (rendered, _) = rendered_and_changed(site.build().success());
+    assert!(rendered > 20);
+    assert_eq!(texts(&site.html("about/index.html"), "p.custom"), ["About"]);
+    let moved = site.run(&["build", "--base-url", "https://mirror.example.org/archive/"]);
+    assert!(rendered_and_changed(moved.success()).0 > 20);
+    assert!(
+        site.file("about/index.html")
+            .contains("https://mirror.example.org/archive/")
+    );
+}
+
+#[test]
+fn files_changed_by_hand_are_put_right_and_a_lost_cache_only_costs_time() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let good = tree(&site.public());
+    // A page edited, one deleted, a stray file added, all behind casebook's back.
+    std::fs::write(site.public().join("about/index.html"), "defaced").unwrap();
+    std::fs::remove_file(site.public().join("cases/c-001/index.html")).unwrap();
+    std::fs::write(site.public().join("cases/stray.html"), "stray").unwrap();
+    let repaired = site.build();
+    assert_eq!(rendered_and_changed(repaired.success()), (2, 3));
+    assert!(tree(&site.public()) == good, "the output is put right");
+    // Without the record, files are compared with what is there: nothing is rewritten.
+    std::fs::remove_dir_all(site.root().join(".casebook-cache")).unwrap();
+    let uncached = site.build();
+    let (rendered, changed) = rendered_and_changed(uncached.success());
+    assert!(rendered > 20);
+    assert_eq!(changed, 0);
+    assert!(tree(&site.public()) == good);
+}
+
+#[test]
+fn a_build_stopped_after_its_commit_is_completed_by_the_next() {
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let before = tree(&site.public());
+    // What a stopped update leaves: pending files, and a journal naming them. Simulated by
+    // hand, since the real window is a few milliseconds.
+    let pending = site.root().join(".public.casebook-pending");
+    std::fs::create_dir_all(&pending).unwrap();
+    std::fs::write(pending.join("0"), "<p>half-way</p>").unwrap();
+    let mut journal = b"casebook-journal-1\n".to_vec();
+    journal.push(b'W');
+    for field in ["0", "about/index.html"] {
+        journal.extend_from_slice(&(field.len() as u32).to_le_bytes());
+        journal.extend_from_slice(field.as_bytes());
+    }
+    journal.push(b'.');
+    std::fs::write(pending.join("journal"), journal).unwrap();
+    // Even a failing build completes it first, then fails without writing.
+    let site = site.edit("content/about.md", "weight = 9", "weight = \"nine\"");
+    site.build().failure(1);
+    assert_eq!(site.file("about/index.html"), "<p>half-way</p>");
+    assert!(!pending.exists());
+    // The next good build puts the page right.
+    let site = site.edit("content/about.md", "weight = \"nine\"", "weight = 9");
+    site.build().success();
+    assert!(tree(&site.public()) == before);
 }

@@ -13,6 +13,7 @@ use tera::{Context, Value};
 
 use super::chart_data::{self, ChartData};
 use super::facets::Facet;
+use super::fingerprint::Hasher;
 use super::views::Link;
 use crate::config::Config;
 use crate::content::{Corpus, Meta};
@@ -72,6 +73,8 @@ pub(crate) struct Shared {
 
 pub(crate) struct LangShared {
     pub(crate) values: SharedValues,
+    /// A hash of each shared value, for the fingerprints of the pages that read it.
+    pub(crate) hashes: Vec<(&'static str, u128)>,
     dir: &'static str,
     digits: &'static str,
     home: String,
@@ -129,9 +132,19 @@ impl Shared {
                 })),
                 verify: Value::from_serializable(&verify_paths(config, &lang.code)),
             };
+            let hashes = values
+                .fields()
+                .into_iter()
+                .map(|(name, value)| {
+                    let mut h = Hasher::default();
+                    h.value(value);
+                    (name, h.digest())
+                })
+                .collect();
             per_lang.insert(
                 lang.code.clone(),
                 LangShared {
+                    hashes,
                     values,
                     dir: lang.dir,
                     digits: config.digits(&lang.code).name(),
@@ -158,10 +171,20 @@ impl Shared {
     }
 
     /// A page's context before its own values: the shared values of its language, and what
-    /// follows from its URL and its translations.
-    pub(crate) fn context(&self, lang: &str, current_path: &str, translations: &[Link]) -> Context {
+    /// follows from its URL and its translations (`hashing`: only a hash of the latter).
+    pub(crate) fn context(
+        &self,
+        lang: &str,
+        current_path: &str,
+        translations: &[Link],
+        hashing: bool,
+    ) -> PageContext {
         let l = &self.per_lang[lang];
-        let mut ctx = Context::new();
+        let mut ctx = if hashing {
+            PageContext::Hash(Box::default())
+        } else {
+            PageContext::Context(Context::new())
+        };
         ctx.insert(
             "canonical",
             &format!("{}{}", self.base_url, current_path.trim_start_matches('/')),
@@ -180,8 +203,11 @@ impl Shared {
             })
             .collect();
         ctx.insert("switcher", &switcher);
-        for (key, value) in l.values.fields() {
-            ctx.insert_value(key, value.clone());
+        // The shared values count in a fingerprint through their hashes (`hashes`).
+        if let PageContext::Context(ctx) = &mut ctx {
+            for (key, value) in l.values.fields() {
+                ctx.insert_value(key, value.clone());
+            }
         }
         ctx.insert("lang", lang);
         ctx.insert("dir", l.dir);
@@ -190,6 +216,49 @@ impl Shared {
         ctx.insert("feed_path", &l.feed);
         ctx.insert("current_path", current_path);
         ctx
+    }
+}
+
+/// A page's template context or, for its fingerprint, only a hash of its own values (those
+/// not shared by every page of its language).
+pub(crate) enum PageContext {
+    Context(Context),
+    Hash(Box<Hasher>),
+}
+
+impl PageContext {
+    pub(crate) fn insert<T: Serialize + ?Sized>(&mut self, key: &'static str, val: &T) {
+        match self {
+            PageContext::Context(ctx) => ctx.insert(key, val),
+            PageContext::Hash(h) => {
+                h.text(key);
+                h.serialized(val);
+            }
+        }
+    }
+
+    pub(crate) fn insert_value(&mut self, key: &'static str, val: Value) {
+        match self {
+            PageContext::Context(ctx) => ctx.insert_value(key, val),
+            PageContext::Hash(h) => {
+                h.text(key);
+                h.value(&val);
+            }
+        }
+    }
+
+    pub(crate) fn into_context(self) -> Option<Context> {
+        match self {
+            PageContext::Context(ctx) => Some(ctx),
+            PageContext::Hash(_) => None,
+        }
+    }
+
+    pub(crate) fn into_hash(self) -> Option<u128> {
+        match self {
+            PageContext::Hash(h) => Some(h.digest()),
+            PageContext::Context(_) => None,
+        }
     }
 }
 

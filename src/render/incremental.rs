@@ -122,6 +122,47 @@ fn chart_reads(source: &str) -> ChartReads {
     reads
 }
 
+/// What a template (with everything it extends, includes or imports) reads of the shared
+/// values.
+pub(crate) struct SharedReads {
+    /// The shared values it mentions or its charts read.
+    pub(crate) used: Vec<&'static str>,
+    /// Its charts read the page's own facet value's series of `chart_data`, and nothing else
+    /// of it.
+    pub(crate) own_series: bool,
+}
+
+/// What each template of the theme reads of the shared values.
+pub(crate) fn shared_reads(theme: &Theme) -> HashMap<String, SharedReads> {
+    theme
+        .templates
+        .keys()
+        .map(|name| {
+            let closure = theme.template_closure(name);
+            let reads: Vec<ChartReads> = closure
+                .iter()
+                .map(|t| chart_reads(&theme.templates[t]))
+                .collect();
+            let charts = |f: fn(&ChartReads) -> bool| reads.iter().any(f);
+            let used: Vec<&'static str> = SHARED
+                .iter()
+                .copied()
+                .filter(|var| {
+                    let by_chart = match *var {
+                        "facets" => charts(|r| r.facets),
+                        "chart_data" => charts(|r| r.all_series),
+                        "t" => charts(|r| r.any),
+                        _ => false,
+                    };
+                    by_chart || closure.iter().any(|t| mentions(&theme.templates[t], var))
+                })
+                .collect();
+            let own_series = charts(|r| r.own_series) && !used.contains(&"chart_data");
+            (name.clone(), SharedReads { used, own_series })
+        })
+        .collect()
+}
+
 /// One build's inputs to its pages, as a delta compares them.
 pub(crate) struct Builds<'a> {
     pub(crate) corpus: &'a Corpus,
@@ -144,8 +185,6 @@ impl<'a> Delta<'a> {
             .map(|((a, b), (ma, mb))| a.meta != b.meta || ma.html != mb.html)
             .collect();
         let mut changed_templates = BTreeSet::new();
-        let mut uses = HashMap::new();
-        let mut own_series = HashSet::new();
         for name in new_theme.templates.keys() {
             let closure = new_theme.template_closure(name);
             if closure != old_theme.template_closure(name)
@@ -155,31 +194,14 @@ impl<'a> Delta<'a> {
             {
                 changed_templates.insert(name.clone());
             }
-            let reads: Vec<ChartReads> = closure
-                .iter()
-                .map(|t| chart_reads(&new_theme.templates[t]))
-                .collect();
-            let charts = |f: fn(&ChartReads) -> bool| reads.iter().any(f);
-            let used: Vec<&'static str> = SHARED
-                .iter()
-                .copied()
-                .filter(|var| {
-                    let by_chart = match *var {
-                        "facets" => charts(|r| r.facets),
-                        "chart_data" => charts(|r| r.all_series),
-                        "t" => charts(|r| r.any),
-                        _ => false,
-                    };
-                    by_chart
-                        || closure
-                            .iter()
-                            .any(|t| mentions(&new_theme.templates[t], var))
-                })
-                .collect();
-            if charts(|r| r.own_series) && !used.contains(&"chart_data") {
+        }
+        let mut uses = HashMap::new();
+        let mut own_series = HashSet::new();
+        for (name, reads) in shared_reads(new_theme) {
+            if reads.own_series {
                 own_series.insert(name.clone());
             }
-            uses.insert(name.clone(), used);
+            uses.insert(name, reads.used);
         }
         let mut changed_shared = HashMap::new();
         let mut chart_changes = HashMap::new();

@@ -8,6 +8,7 @@
 pub(crate) mod chart_data;
 mod context;
 mod facets;
+mod fingerprint;
 pub(crate) mod incremental;
 mod link_cache;
 mod paginator;
@@ -25,10 +26,12 @@ use crate::content::Corpus;
 use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::html::{self, LinkMode};
 use crate::images::ImageSet;
-use crate::output::{self, Data, Output};
+use crate::output::{self, Data, Fingerprint, Output};
 use crate::theme::{Theme, error_chain};
+use context::PageContext;
 pub(crate) use context::{Shared, verify_page_path};
 pub(crate) use facets::{Facet, FacetValue};
+pub(crate) use fingerprint::Unchanged;
 pub(crate) use link_cache::{FILE as LINK_CACHE_FILE, LinkCache};
 pub(crate) use paginator::paginated_path;
 use paginator::paginator;
@@ -85,7 +88,12 @@ pub(crate) struct HtmlPage {
 struct Finished {
     output: Output,
     html: Option<HtmlPage>,
+    fingerprint: Option<Fingerprint>,
 }
+
+/// A page job's result: its HTML before link rewriting (when `keep_html` was asked for), its
+/// finished file, and its fingerprint (when the build reuses unchanged pages).
+pub(crate) type RenderedPage = (Option<HtmlPage>, Output, Option<Fingerprint>);
 
 /// Renders page jobs from prepared data: everything it reads.
 pub(crate) struct Renderer<'a> {
@@ -99,6 +107,8 @@ pub(crate) struct Renderer<'a> {
     pub(crate) options: RenderOptions,
     /// The last build's link rewrites (one-shot builds).
     pub(crate) links: Option<&'a LinkCache>,
+    /// What the last build published (one-shot builds): unchanged pages are not rendered.
+    pub(crate) unchanged: Option<&'a Unchanged<'a>>,
 }
 
 impl<'a> Renderer<'a> {
@@ -236,19 +246,16 @@ impl<'a> Renderer<'a> {
         diags.finish(finished)
     }
 
-    /// Renders the given jobs: for each, its HTML before link rewriting (when `keep_html`
-    /// was asked for) and its finished file.
-    pub(crate) fn render_pages<'j>(
-        &self,
-        jobs: &[&'j Job<'j>],
-    ) -> Result<Vec<(Option<HtmlPage>, Output)>>
+    /// Renders the given jobs, or takes them as the last build published them when
+    /// nothing they are made from changed.
+    pub(crate) fn render_pages<'j>(&self, jobs: &[&'j Job<'j>]) -> Result<Vec<RenderedPage>>
     where
         'a: 'j,
     {
         Ok(self
             .render(jobs.par_iter().copied())?
             .into_iter()
-            .map(|f| (f.html, f.output))
+            .map(|f| (f.html, f.output, f.fingerprint))
             .collect())
     }
 
@@ -261,134 +268,165 @@ impl<'a> Renderer<'a> {
         let template = self.template(job);
         let url_path = self.url_path(job);
         let lang = self.lang(job);
-        let (source, mut ctx) = match job {
-            Job::Page(i) => {
-                let p = &corpus.pages[*i];
-                let mut ctx = shared.context(lang, &url_path, &views.translations(&p.meta));
-                ctx.insert("page", &views.page(&p.meta, &prepared.page_md[*i], Some(p)));
-                let s = &corpus.sections[p.section];
-                ctx.insert(
-                    "section",
-                    &views.item(&s.meta, &prepared.section_md[p.section], None),
-                );
-                (p.meta.source.clone(), ctx)
-            }
-            Job::Section { index, page } => {
-                let s = &corpus.sections[*index];
-                let translations = if *page == 1 {
-                    views.translations(&s.meta)
-                } else {
-                    Vec::new()
-                };
-                let mut ctx = shared.context(lang, &url_path, &translations);
-                let mut view = Value::from_serializable(&views.page(
-                    &s.meta,
-                    &prepared.section_md[*index],
-                    None,
-                ));
-                let subsections: Vec<Value> = s
-                    .subsections
-                    .iter()
-                    .map(|&i| prepared.section_items[i].clone())
-                    .collect();
-                if let Some(map) = view.as_map().cloned() {
-                    let mut map = map;
-                    map.insert("subsections".into(), Value::from(subsections));
-                    map.insert(
-                        "is_case_collection".into(),
-                        Value::from(s.is_case_collection),
+        // The context's values, or (`hashing`) only their hash: an unchanged page's values
+        // are never turned into template values.
+        let context = |hashing: bool| -> (PathBuf, PageContext) {
+            let mut made = match job {
+                Job::Page(i) => {
+                    let p = &corpus.pages[*i];
+                    let mut ctx =
+                        shared.context(lang, &url_path, &views.translations(&p.meta), hashing);
+                    ctx.insert("page", &views.page(&p.meta, &prepared.page_md[*i], Some(p)));
+                    let s = &corpus.sections[p.section];
+                    ctx.insert(
+                        "section",
+                        &views.item(&s.meta, &prepared.section_md[p.section], None),
                     );
-                    map.insert("page_count".into(), Value::from(s.pages.len()));
-                    view = Value::from(map);
+                    (p.meta.source.clone(), ctx)
                 }
-                ctx.insert_value("section", view);
-                let per_page = s.paginate_by.unwrap_or(config.paginate_by);
-                ctx.insert_value(
-                    "paginator",
-                    paginator(
-                        &s.meta.path,
-                        &s.pages,
-                        &prepared.items,
-                        &prepared.synthetic,
-                        per_page,
-                        *page,
-                    ),
-                );
-                (s.meta.source.clone(), ctx)
-            }
-            Job::FacetIndex { facet } => {
-                let translations = facet_translations(config, &prepared.facets, facet, &facet.path);
-                let mut ctx = shared.context(lang, &url_path, &translations);
-                ctx.insert("facet", facet);
-                (facet.source.clone(), ctx)
-            }
-            Job::FacetValue { facet, value, page } => {
-                let translations = facet_translations(config, &prepared.facets, facet, &url_path);
-                let mut ctx = shared.context(lang, &url_path, &translations);
-                ctx.insert("facet", facet);
-                ctx.insert("value", value);
-                ctx.insert_value(
-                    "paginator",
-                    paginator(
-                        &value.path,
-                        &value.pages,
-                        &prepared.items,
-                        &prepared.synthetic,
-                        config.paginate_by,
-                        *page,
-                    ),
-                );
-                (facet.source.clone(), ctx)
-            }
-            Job::NotFound => (
-                PathBuf::from("404.html"),
-                shared.context(lang, &url_path, &[]),
-            ),
-            Job::Search { lang } => {
-                let translations: Vec<views::Link> = self
-                    .search
-                    .entries
-                    .keys()
-                    .filter(|l| l != lang)
-                    .map(|l| {
-                        views::Link::new(
-                            config,
-                            l,
-                            &format!("{}search/", config.language_prefix(l)),
-                        )
-                    })
-                    .collect();
-                let mut ctx = shared.context(lang, &url_path, &translations);
-                // Only the search page names the index: every other page links the search
-                // page alone, so a new index does not change them.
-                ctx.insert(
-                    "search",
-                    &serde_json::json!({
-                        "path": url_path,
-                        "index": self.search.entries[*lang],
-                    }),
-                );
-                ctx.insert("portable", &self.options.portable);
-                (PathBuf::from("search.html"), ctx)
-            }
-            Job::Withdrawn(i) => {
-                let p = &corpus.withdrawn[*i];
-                let mut ctx = shared.context(lang, &url_path, &views.translations(&p.meta));
-                ctx.insert("tombstone", &views.tombstone(p));
-                (p.meta.source.clone(), ctx)
-            }
-            Job::Verify { lang } => {
-                let translations: Vec<views::Link> = config
-                    .languages
-                    .iter()
-                    .filter(|l| l.code != *lang)
-                    .map(|l| views::Link::new(config, &l.code, &verify_page_path(config, &l.code)))
-                    .collect();
-                let ctx = shared.context(lang, &url_path, &translations);
-                (PathBuf::from("verify.html"), ctx)
-            }
+                Job::Section { index, page } => {
+                    let s = &corpus.sections[*index];
+                    let translations = if *page == 1 {
+                        views.translations(&s.meta)
+                    } else {
+                        Vec::new()
+                    };
+                    let mut ctx = shared.context(lang, &url_path, &translations, hashing);
+                    let mut view = Value::from_serializable(&views.page(
+                        &s.meta,
+                        &prepared.section_md[*index],
+                        None,
+                    ));
+                    let subsections: Vec<Value> = s
+                        .subsections
+                        .iter()
+                        .map(|&i| prepared.section_items[i].clone())
+                        .collect();
+                    if let Some(map) = view.as_map().cloned() {
+                        let mut map = map;
+                        map.insert("subsections".into(), Value::from(subsections));
+                        map.insert(
+                            "is_case_collection".into(),
+                            Value::from(s.is_case_collection),
+                        );
+                        map.insert("page_count".into(), Value::from(s.pages.len()));
+                        view = Value::from(map);
+                    }
+                    ctx.insert_value("section", view);
+                    let per_page = s.paginate_by.unwrap_or(config.paginate_by);
+                    ctx.insert_value(
+                        "paginator",
+                        paginator(
+                            &s.meta.path,
+                            &s.pages,
+                            &prepared.items,
+                            &prepared.synthetic,
+                            per_page,
+                            *page,
+                        ),
+                    );
+                    (s.meta.source.clone(), ctx)
+                }
+                Job::FacetIndex { facet } => {
+                    let translations =
+                        facet_translations(config, &prepared.facets, facet, &facet.path);
+                    let mut ctx = shared.context(lang, &url_path, &translations, hashing);
+                    ctx.insert("facet", facet);
+                    (facet.source.clone(), ctx)
+                }
+                Job::FacetValue { facet, value, page } => {
+                    let translations =
+                        facet_translations(config, &prepared.facets, facet, &url_path);
+                    let mut ctx = shared.context(lang, &url_path, &translations, hashing);
+                    ctx.insert("facet", facet);
+                    ctx.insert("value", value);
+                    ctx.insert_value(
+                        "paginator",
+                        paginator(
+                            &value.path,
+                            &value.pages,
+                            &prepared.items,
+                            &prepared.synthetic,
+                            config.paginate_by,
+                            *page,
+                        ),
+                    );
+                    (facet.source.clone(), ctx)
+                }
+                Job::NotFound => (
+                    PathBuf::from("404.html"),
+                    shared.context(lang, &url_path, &[], hashing),
+                ),
+                Job::Search { lang } => {
+                    let translations: Vec<views::Link> = self
+                        .search
+                        .entries
+                        .keys()
+                        .filter(|l| l != lang)
+                        .map(|l| {
+                            views::Link::new(
+                                config,
+                                l,
+                                &format!("{}search/", config.language_prefix(l)),
+                            )
+                        })
+                        .collect();
+                    let mut ctx = shared.context(lang, &url_path, &translations, hashing);
+                    // Only the search page names the index: every other page links the search
+                    // page alone, so a new index does not change them.
+                    ctx.insert(
+                        "search",
+                        &serde_json::json!({
+                            "path": url_path,
+                            "index": self.search.entries[*lang],
+                        }),
+                    );
+                    ctx.insert("portable", &self.options.portable);
+                    (PathBuf::from("search.html"), ctx)
+                }
+                Job::Withdrawn(i) => {
+                    let p = &corpus.withdrawn[*i];
+                    let mut ctx =
+                        shared.context(lang, &url_path, &views.translations(&p.meta), hashing);
+                    ctx.insert("tombstone", &views.tombstone(p));
+                    (p.meta.source.clone(), ctx)
+                }
+                Job::Verify { lang } => {
+                    let translations: Vec<views::Link> = config
+                        .languages
+                        .iter()
+                        .filter(|l| l.code != *lang)
+                        .map(|l| {
+                            views::Link::new(config, &l.code, &verify_page_path(config, &l.code))
+                        })
+                        .collect();
+                    let ctx = shared.context(lang, &url_path, &translations, hashing);
+                    (PathBuf::from("verify.html"), ctx)
+                }
+            };
+            made.1.insert("template", template);
+            made
         };
-        ctx.insert("template", template);
+        let fingerprint = self.unchanged.and_then(|u| {
+            let own = context(true).1.into_hash()?;
+            u.fingerprint(shared, template, lang, &url_path, own)
+        });
+        if let (Some(unchanged), Some(fingerprint)) = (self.unchanged, fingerprint) {
+            if let Some(output) = unchanged
+                .prior
+                .published(&output::file_for_url(&url_path), fingerprint)
+            {
+                return Ok(Finished {
+                    output,
+                    html: None,
+                    fingerprint: Some(fingerprint),
+                });
+            }
+        }
+        let (source, ctx) = context(false);
+        let Some(ctx) = ctx.into_context() else {
+            unreachable!("a context made for rendering");
+        };
         let page = render_template(self.theme, template, &ctx, &source, &url_path)?;
         let mode = if self.options.portable {
             // Opened from disk there is no server to show 404.html at other paths.
@@ -414,6 +452,7 @@ impl<'a> Renderer<'a> {
         Ok(Finished {
             output: Output::bytes(output::file_for_url(&page.url_path), bytes),
             html: self.options.keep_html.then_some(page),
+            fingerprint,
         })
     }
 

@@ -194,6 +194,8 @@ async fn read(app: &App, file: &Output) -> Option<Vec<u8>> {
             }
             tokio::fs::read(real).await.ok()
         }
+        // Only `casebook build` reuses what it published; serve keeps every page in memory.
+        Data::Published { .. } => None,
     }
 }
 

@@ -88,6 +88,19 @@ pub struct Session {
     pending: Vec<PathBuf>,
     /// A one-shot build's link rewrites, read from the last build and saved for the next.
     links: Option<LinkCache>,
+    /// Where a one-shot build is going to be written (`casebook build`).
+    publishing: Option<Publishing>,
+}
+
+/// The output folder of a one-shot build as the build found it, and what the write stage
+/// records of each page.
+#[derive(Debug, Default)]
+pub(crate) struct Publishing {
+    pub(crate) out: PathBuf,
+    /// Scanned while the content loads; `None` until then.
+    pub(crate) prior: Option<output::Prior>,
+    /// Each rendered page's fingerprint, by output path.
+    pub(crate) fingerprints: std::collections::HashMap<String, output::Fingerprint>,
 }
 
 /// One successful build, held by `Arc`s so that a rebuild reuses what did not change and a
@@ -126,6 +139,7 @@ impl State {
             options,
             // Only search pages are rendered after the first step, and never many.
             links: None,
+            unchanged: None,
         }
     }
 }
@@ -157,7 +171,23 @@ impl Session {
             hashes: manifest::FileHashes::default(),
             pending: Vec::new(),
             links: None,
+            publishing: None,
         }
+    }
+
+    /// A one-shot build that will be written to `out`: unchanged files there are neither
+    /// read nor written again.
+    pub(crate) fn publishing_to(mut self, out: PathBuf) -> Session {
+        self.publishing = Some(Publishing {
+            out,
+            ..Publishing::default()
+        });
+        self
+    }
+
+    /// The output folder as found, and the pages' fingerprints, once the build is done.
+    pub(crate) fn take_publishing(&mut self) -> Option<Publishing> {
+        self.publishing.take()
     }
 
     /// The last good build's files, if any.
@@ -261,9 +291,23 @@ impl Session {
             None => Arc::new(self.load_config()?),
         };
         if old.is_none() && !self.incremental {
-            let file = link_cache_file(&config);
+            let file = cache_file(&config, crate::render::LINK_CACHE_FILE);
             self.links = Some(LinkCache::parse(&std::fs::read(file).unwrap_or_default()));
         }
+        // The output folder is scanned on another thread while the content loads: the one
+        // waits on the disk, the other mostly on the CPU.
+        let scan = match (&self.publishing, old) {
+            (Some(p), None) => {
+                // A build stopped after its commit is completed first, even if this one
+                // fails: the output is then whole again.
+                output::recover(&p.out)?;
+                let (out, record) = (p.out.clone(), cache_file(&config, output::RECORD_FILE));
+                Some(std::thread::spawn(move || {
+                    output::Prior::load(&out, &record)
+                }))
+            }
+            _ => None,
+        };
         // Content, link and theme problems are independent: report them all together.
         let mut diags: Vec<Diagnostic> = Vec::new();
         let corpus = match old {
@@ -349,6 +393,22 @@ impl Session {
             &prepared.facets,
             old.map(|o| o.shared.as_ref()),
         ));
+        if let (Some(scan), Some(publishing)) = (scan, self.publishing.as_mut()) {
+            let prior = scan
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            publishing.prior = Some(prior);
+            watch.lap("scan output");
+        }
+        let unchanged = self
+            .publishing
+            .as_ref()
+            .and_then(|p| p.prior.as_ref())
+            .map(|prior| {
+                let o = &self.options;
+                let options = format!("{:?}", (&o.base_url, o.drafts, o.portable));
+                render::Unchanged::new(prior, &config, &theme, &options)
+            });
         let renderer = Renderer {
             config: &config,
             corpus: &corpus,
@@ -359,6 +419,7 @@ impl Session {
             shared: &shared,
             options: self.render_options(),
             links: self.links.as_ref(),
+            unchanged: unchanged.as_ref(),
         };
         let jobs = renderer.jobs();
         let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
@@ -398,7 +459,7 @@ impl Session {
         let assets = (old.is_none() || content_changed).then(|| renderer.page_assets());
         let theme_outputs = (old.is_none() || theme_changed).then(|| renderer.theme_outputs());
         if old.is_none() {
-            let paths = rendered.iter().map(|(_, o)| o);
+            let paths = rendered.iter().map(|(_, o, _)| o);
             let paths = paths.chain(assets.iter().flatten());
             let paths = paths.chain(theme_outputs.iter().flatten());
             whole::check_collisions(&corpus, paths.map(|o| o.path.as_str()))?;
@@ -407,11 +468,20 @@ impl Session {
         let mut merge = Merge::from(old.map(|o| o.files.as_ref()));
         let empty = HashSet::new();
         merge.drop_missing(old.map_or(&empty, |o| &o.page_files), &page_files);
-        let rendered_count = rendered.len();
+        // Pages left as the last build published them were not rendered.
+        let rendered_count = rendered
+            .iter()
+            .filter(|(_, out, _)| !matches!(out.data, output::Data::Published { .. }))
+            .count();
         let mut pages = Vec::new();
-        for (page, out) in rendered {
+        let mut fingerprints = Vec::new();
+        for (page, out, fingerprint) in rendered {
             pages.extend(page);
+            fingerprints.extend(fingerprint.map(|f| (out.path.clone(), f)));
             merge.put(out);
+        }
+        if let Some(publishing) = self.publishing.as_mut() {
+            publishing.fingerprints.extend(fingerprints);
         }
         let asset_files = match assets {
             Some(outputs) => merge.replace(old.map_or(&empty, |o| &o.asset_files), outputs),
@@ -533,7 +603,7 @@ impl Session {
                 .chain(site_outputs.iter().map(|o| o.path.as_str()));
             whole::check_collisions(&state.corpus, all)?;
             rendered_count = rendered.len();
-            for (page, out) in rendered {
+            for (page, out, _) in rendered {
                 kept_pages.extend(page);
                 page_files.insert(out.path.clone());
                 merge.put(out);
@@ -601,8 +671,8 @@ impl Session {
         state.stale = Stale::Fresh;
         if let Some(links) = self.links.take() {
             // A cache: a build that cannot save it is only slower next time.
-            let file = link_cache_file(&state.config);
-            let _ = save_atomically(&file, &links.into_bytes());
+            let file = cache_file(&state.config, crate::render::LINK_CACHE_FILE);
+            let _ = output::save_atomically(&file, &links.into_bytes());
         }
         state.pages.extend(kept_pages);
         Ok(update)
@@ -627,20 +697,8 @@ fn load_content(
     Ok((corpus, diags))
 }
 
-/// Where a one-shot build keeps its link rewrites for the next: in the image cache folder.
-fn link_cache_file(config: &Config) -> PathBuf {
-    config
-        .root
-        .join(&config.images.cache_dir)
-        .join(crate::render::LINK_CACHE_FILE)
-}
-
-/// Writes `bytes` to `file` through a temporary file, so a reader never sees half of it.
-fn save_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, file)
+/// A file a one-shot build keeps for the next (its link rewrites, the record of what it
+/// published): in the image cache folder.
+pub(crate) fn cache_file(config: &Config, name: &str) -> PathBuf {
+    config.root.join(&config.images.cache_dir).join(name)
 }

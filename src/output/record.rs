@@ -1,0 +1,317 @@
+//! What the last build published, and what the output folder holds now.
+//!
+//! After writing, a build records each file's SHA-256, its size and modification time as
+//! written, and for a page the fingerprint of everything it was rendered from
+//! (`published.bin` in the cache folder). The next build scans the output folder (one
+//! listing per folder, one `stat` per file, in parallel) and trusts an entry only while the
+//! file's size and modification time are still the recorded ones, as `make` and `rsync`
+//! do. A trusted entry spares reading the file to compare it, and a page whose fingerprint
+//! did not change is not rendered at all.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::{Data, Output};
+use crate::error::{Diagnostic, Error, Result};
+
+/// A hash of everything a page is rendered from (see `render::fingerprint`).
+pub(crate) type Fingerprint = u128;
+
+/// The record's file, in the cache folder.
+pub(crate) const FILE: &str = "published.bin";
+
+const MAGIC: &[u8] = b"casebook-published-1\n";
+
+/// A file's size and modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) size: u64,
+    secs: i64,
+    nanos: u32,
+}
+
+impl Stamp {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Stamp {
+        let (secs, nanos) = match meta.modified().ok().map(|t| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .map(|d| (d.as_secs() as i64, d.subsec_nanos()))
+        }) {
+            Some(Ok(t)) => t,
+            // Before 1970, or no time at all: never equal to a recorded stamp.
+            _ => (i64::MIN, u32::MAX),
+        };
+        Stamp {
+            size: meta.len(),
+            secs,
+            nanos,
+        }
+    }
+}
+
+/// One recorded file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) sha256: [u8; 32],
+    pub(crate) stamp: Stamp,
+    /// Zero for files that are not rendered pages.
+    pub(crate) fingerprint: Fingerprint,
+}
+
+/// The output folder as a build found it.
+#[derive(Debug, Default)]
+pub(crate) struct Prior {
+    pub(crate) out: PathBuf,
+    /// Whether the folder exists (it is then updated in place, not created).
+    pub(crate) exists: bool,
+    /// Every file below it (and anything else that is not a folder: links, pipes) by path.
+    pub(crate) files: HashMap<String, Stamp>,
+    /// Every folder below it.
+    pub(crate) dirs: HashSet<String>,
+    /// Entries whose names are not UTF-8 (relative): never a build's, so always removed.
+    pub(crate) strays: Vec<PathBuf>,
+    /// The last build's entries whose files are still as it wrote them.
+    pub(crate) trusted: HashMap<String, Entry>,
+}
+
+impl Prior {
+    /// Scans `out` and reads the record in `record_file`. Refuses an existing folder that
+    /// is not a casebook build, before anything is built. Call `recover` first.
+    pub(crate) fn load(out: &Path, record_file: &Path) -> Result<Prior> {
+        let mut prior = Prior {
+            out: out.to_path_buf(),
+            ..Prior::default()
+        };
+        match std::fs::symlink_metadata(out) {
+            Ok(meta) if meta.is_dir() => prior.exists = true,
+            Ok(_) => {
+                return Err(Error::one(
+                    Diagnostic::new(out, "the output path exists and is not a folder")
+                        .hint("remove it or choose another --output"),
+                ));
+            }
+            Err(_) => return Ok(prior),
+        }
+        super::write::in_io_pool(|| scan(out, "", &mut prior))?;
+        let has_index = prior.files.contains_key("index.html");
+        let empty = prior.files.is_empty() && prior.dirs.is_empty();
+        if !(has_index || empty) {
+            return Err(Error::one(
+                Diagnostic::new(
+                    out,
+                    "the output folder exists and does not look like a casebook build (no index.html)",
+                )
+                .hint("casebook replaces the whole output folder: remove it or choose another --output"),
+            ));
+        }
+        let record = std::fs::read(record_file)
+            .ok()
+            .and_then(|bytes| parse(&bytes))
+            .filter(|(recorded_out, _)| *recorded_out == identity(out));
+        if let Some((_, entries)) = record {
+            prior.trusted = entries
+                .into_iter()
+                .filter(|(path, entry)| prior.files.get(path) == Some(&entry.stamp))
+                .collect();
+        }
+        Ok(prior)
+    }
+
+    /// The page at `path` as the last build published it, if its fingerprint is the same
+    /// and its file is untouched: it need not be rendered again.
+    pub(crate) fn published(&self, path: &str, fingerprint: Fingerprint) -> Option<Output> {
+        let entry = self.trusted.get(path)?;
+        (entry.fingerprint == fingerprint && fingerprint != 0).then(|| Output {
+            path: path.to_string(),
+            data: Data::Published {
+                file: self.out.join(path),
+                sha256: crate::images::hex(&entry.sha256),
+                size: entry.stamp.size,
+            },
+        })
+    }
+}
+
+/// Lists `dir/rel` into `prior`, its subfolders in parallel.
+fn scan(out: &Path, rel: &str, prior: &mut Prior) -> Result<()> {
+    let dir = out.join(rel);
+    let mut subdirs = Vec::new();
+    for entry in std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))? {
+        let entry = entry.map_err(|e| Error::io(&dir, e))?;
+        let Ok(name) = entry.file_name().into_string() else {
+            prior.strays.push(Path::new(rel).join(entry.file_name()));
+            continue;
+        };
+        let path = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        let meta = entry.metadata().map_err(|e| Error::io(&entry.path(), e))?;
+        if meta.is_dir() {
+            subdirs.push(path);
+        } else {
+            prior.files.insert(path, Stamp::of(&meta));
+        }
+    }
+    let below: Vec<Prior> = subdirs
+        .par_iter()
+        .map(|sub| {
+            let mut part = Prior::default();
+            scan(out, sub, &mut part).map(|()| part)
+        })
+        .collect::<Result<_>>()?;
+    prior.dirs.extend(subdirs);
+    for part in below {
+        prior.files.extend(part.files);
+        prior.dirs.extend(part.dirs);
+        prior.strays.extend(part.strays);
+    }
+    Ok(())
+}
+
+/// How the record names its output folder: a record made for another folder is not used.
+fn identity(out: &Path) -> String {
+    std::fs::canonicalize(out)
+        .unwrap_or_else(|_| out.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Saves the record of what is now in `out`. A cache: a build that cannot save it is only
+/// slower next time.
+pub(crate) fn save(record_file: &Path, out: &Path, entries: &[(&str, Entry)]) {
+    let mut bytes = MAGIC.to_vec();
+    push_str(&mut bytes, &identity(out));
+    for (path, entry) in entries {
+        push_str(&mut bytes, path);
+        bytes.extend_from_slice(&entry.sha256);
+        bytes.extend_from_slice(&entry.stamp.size.to_le_bytes());
+        bytes.extend_from_slice(&entry.stamp.secs.to_le_bytes());
+        bytes.extend_from_slice(&entry.stamp.nanos.to_le_bytes());
+        bytes.extend_from_slice(&entry.fingerprint.to_le_bytes());
+    }
+    // A damaged record must not make a build skip a page: its checksum goes last.
+    let sum = xxhash_rust::xxh3::xxh3_128(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    let _ = super::save_atomically(record_file, &bytes);
+}
+
+/// Forgets the record, before the output folder changes: if the change is stopped
+/// half-way, no entry can vouch for a file it no longer describes.
+pub(crate) fn forget(record_file: &Path) {
+    let _ = std::fs::remove_file(record_file);
+}
+
+fn push_str(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+type Entries = HashMap<String, Entry>;
+
+fn parse(bytes: &[u8]) -> Option<(String, Entries)> {
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(16)?)?;
+    if xxhash_rust::xxh3::xxh3_128(body).to_le_bytes() != sum {
+        return None;
+    }
+    let mut cursor = Cursor(body.strip_prefix(MAGIC)?);
+    let out = cursor.string()?;
+    let mut entries = HashMap::new();
+    while let Some(path) = cursor.string() {
+        let sha256: [u8; 32] = cursor.take(32)?.try_into().ok()?;
+        let size = u64::from_le_bytes(cursor.take(8)?.try_into().ok()?);
+        let secs = i64::from_le_bytes(cursor.take(8)?.try_into().ok()?);
+        let nanos = u32::from_le_bytes(cursor.take(4)?.try_into().ok()?);
+        let fingerprint = u128::from_le_bytes(cursor.take(16)?.try_into().ok()?);
+        let stamp = Stamp { size, secs, nanos };
+        entries.insert(
+            path,
+            Entry {
+                sha256,
+                stamp,
+                fingerprint,
+            },
+        );
+    }
+    Some((out, entries))
+}
+
+struct Cursor<'a>(&'a [u8]);
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, tail) = self.0.split_at_checked(n)?;
+        self.0 = tail;
+        Some(head)
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let len = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize;
+        String::from_utf8(self.take(len)?.to_vec()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_is_trusted_only_for_untouched_files_of_its_own_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let record = dir.path().join("cache").join(FILE);
+        std::fs::create_dir_all(out.join("a")).unwrap();
+        std::fs::write(out.join("index.html"), "home").unwrap();
+        std::fs::write(out.join("a/index.html"), "page a").unwrap();
+        let stamp = |p: &str| Stamp::of(&std::fs::metadata(out.join(p)).unwrap());
+        let entry = |p: &str, fingerprint| Entry {
+            sha256: [7; 32],
+            stamp: stamp(p),
+            fingerprint,
+        };
+        save(
+            &record,
+            &out,
+            &[
+                ("a/index.html", entry("a/index.html", 5)),
+                ("index.html", entry("index.html", 0)),
+            ],
+        );
+        let prior = Prior::load(&out, &record).unwrap();
+        assert!(prior.exists && prior.dirs.contains("a"));
+        assert_eq!(prior.trusted.len(), 2);
+        assert!(prior.published("a/index.html", 5).is_some());
+        assert!(
+            prior.published("a/index.html", 6).is_none(),
+            "another fingerprint"
+        );
+        assert!(prior.published("index.html", 0).is_none(), "not a page");
+        // A file changed behind the build's back is not trusted.
+        std::fs::write(out.join("a/index.html"), "page a, edited").unwrap();
+        let prior = Prior::load(&out, &record).unwrap();
+        assert_eq!(prior.trusted.keys().collect::<Vec<_>>(), ["index.html"]);
+        // Nor is a damaged record, or one made for another folder.
+        let mut bytes = std::fs::read(&record).unwrap();
+        bytes[30] ^= 1;
+        std::fs::write(&record, &bytes).unwrap();
+        assert!(Prior::load(&out, &record).unwrap().trusted.is_empty());
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::copy(out.join("index.html"), elsewhere.join("index.html")).unwrap();
+        save(&record, &out, &[("index.html", entry("index.html", 0))]);
+        assert!(Prior::load(&elsewhere, &record).unwrap().trusted.is_empty());
+    }
+
+    #[test]
+    fn a_folder_that_is_not_a_build_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "keep me").unwrap();
+        let record = dir.path().join(FILE);
+        assert!(Prior::load(dir.path(), &record).is_err());
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert!(Prior::load(&empty, &record).unwrap().exists);
+    }
+}
