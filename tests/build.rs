@@ -454,7 +454,10 @@ fn a_rebuild_renders_and_writes_only_what_its_changes_touch() {
         "a first build makes everything: {}",
         first.stdout
     );
+    // What the next build reuses: the record of what was published, and the search index
+    // (used again only for the same inputs: the fresh-build comparison below covers it).
     assert!(site.root().join(".casebook-cache/published.bin").exists());
+    assert!(site.root().join(".casebook-cache/search.bin").exists());
     // Nothing changed: nothing is rendered or written.
     let again = site.build();
     assert_eq!(

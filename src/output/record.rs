@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::{Data, Output};
+use crate::cache_file::{Reader, Writer};
 use crate::error::{Diagnostic, Error, Result};
 
 /// A hash of everything a page is rendered from (see `render::fingerprint`).
@@ -182,20 +183,17 @@ fn identity(out: &Path) -> String {
 /// Saves the record of what is now in `out`. A cache: a build that cannot save it is only
 /// slower next time.
 pub(crate) fn save(record_file: &Path, out: &Path, entries: &[(&str, Entry)]) {
-    let mut bytes = MAGIC.to_vec();
-    push_str(&mut bytes, &identity(out));
+    let mut w = Writer::new(MAGIC);
+    w.bytes(identity(out).as_bytes());
     for (path, entry) in entries {
-        push_str(&mut bytes, path);
-        bytes.extend_from_slice(&entry.sha256);
-        bytes.extend_from_slice(&entry.stamp.size.to_le_bytes());
-        bytes.extend_from_slice(&entry.stamp.secs.to_le_bytes());
-        bytes.extend_from_slice(&entry.stamp.nanos.to_le_bytes());
-        bytes.extend_from_slice(&entry.fingerprint.to_le_bytes());
+        w.bytes(path.as_bytes());
+        w.raw(&entry.sha256);
+        w.u64(entry.stamp.size);
+        w.i64(entry.stamp.secs);
+        w.u32(entry.stamp.nanos);
+        w.u128(entry.fingerprint);
     }
-    // A damaged record must not make a build skip a page: its checksum goes last.
-    let sum = xxhash_rust::xxh3::xxh3_128(&bytes);
-    bytes.extend_from_slice(&sum.to_le_bytes());
-    let _ = super::save_atomically(record_file, &bytes);
+    let _ = super::save_atomically(record_file, &w.finish());
 }
 
 /// Forgets the record, before the output folder changes: if the change is stopped
@@ -204,28 +202,21 @@ pub(crate) fn forget(record_file: &Path) {
     let _ = std::fs::remove_file(record_file);
 }
 
-fn push_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
 type Entries = HashMap<String, Entry>;
 
 fn parse(bytes: &[u8]) -> Option<(String, Entries)> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(16)?)?;
-    if xxhash_rust::xxh3::xxh3_128(body).to_le_bytes() != sum {
-        return None;
-    }
-    let mut cursor = Cursor(body.strip_prefix(MAGIC)?);
-    let out = cursor.string()?;
+    let mut r = Reader::open(bytes, MAGIC)?;
+    let out = r.string()?;
     let mut entries = HashMap::new();
-    while let Some(path) = cursor.string() {
-        let sha256: [u8; 32] = cursor.take(32)?.try_into().ok()?;
-        let size = u64::from_le_bytes(cursor.take(8)?.try_into().ok()?);
-        let secs = i64::from_le_bytes(cursor.take(8)?.try_into().ok()?);
-        let nanos = u32::from_le_bytes(cursor.take(4)?.try_into().ok()?);
-        let fingerprint = u128::from_le_bytes(cursor.take(16)?.try_into().ok()?);
-        let stamp = Stamp { size, secs, nanos };
+    while !r.is_empty() {
+        let path = r.string()?;
+        let sha256: [u8; 32] = r.raw(32)?.try_into().ok()?;
+        let stamp = Stamp {
+            size: r.u64()?,
+            secs: r.i64()?,
+            nanos: r.u32()?,
+        };
+        let fingerprint = r.u128()?;
         entries.insert(
             path,
             Entry {
@@ -236,21 +227,6 @@ fn parse(bytes: &[u8]) -> Option<(String, Entries)> {
         );
     }
     Some((out, entries))
-}
-
-struct Cursor<'a>(&'a [u8]);
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, tail) = self.0.split_at_checked(n)?;
-        self.0 = tail;
-        Some(head)
-    }
-
-    fn string(&mut self) -> Option<String> {
-        let len = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize;
-        String::from_utf8(self.take(len)?.to_vec()).ok()
-    }
 }
 
 #[cfg(test)]

@@ -33,13 +33,7 @@ impl<'a> Unchanged<'a> {
     /// `options` names every build option that changes pages (`--base-url`, drafts, ...).
     pub(crate) fn new(prior: &'a Prior, config: &Config, theme: &Theme, options: &str) -> Self {
         let mut h = Hasher::default();
-        h.text(env!("CARGO_PKG_VERSION"));
-        // A rebuilt casebook may render differently with the same version number.
-        let exe = std::env::current_exe().and_then(std::fs::metadata);
-        h.text(&format!(
-            "{:?}",
-            exe.map(|m| (m.len(), m.modified().ok())).ok()
-        ));
+        h.text(&casebook_identity());
         let config_file = config.root.join(crate::config::CONFIG_FILE);
         h.bytes(&std::fs::read(config_file).unwrap_or_default());
         h.text(options);
@@ -88,6 +82,14 @@ impl<'a> Unchanged<'a> {
         h.bytes(&own.to_le_bytes());
         Some(h.digest())
     }
+}
+
+/// This casebook: its version, and its executable's size and time, since a rebuilt casebook
+/// may render differently under the same version number.
+pub(crate) fn casebook_identity() -> String {
+    let exe = std::env::current_exe().and_then(std::fs::metadata);
+    let stamp = exe.map(|m| (m.len(), m.modified().ok())).ok();
+    format!("{} {stamp:?}", env!("CARGO_PKG_VERSION"))
 }
 
 /// Hashes fields, each with its length first so that no two sequences of fields hash alike.

@@ -51,7 +51,7 @@ const FIELDS: usize = 2;
 const TEXT: usize = 3;
 
 /// One searchable page, as the index sees it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Hash)]
 pub(crate) struct Doc {
     /// Root-relative URL path (`/cases/syn-0001/`).
     pub(crate) path: String,
@@ -72,7 +72,7 @@ pub(crate) struct Doc {
 }
 
 /// A schema facet: which documents carry each value.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub(crate) struct FacetTable {
     pub(crate) name: String,
     pub(crate) label: String,
@@ -81,7 +81,7 @@ pub(crate) struct FacetTable {
     pub(crate) values: Vec<FacetEntry>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub(crate) struct FacetEntry {
     pub(crate) value: String,
     pub(crate) label: String,
@@ -90,7 +90,7 @@ pub(crate) struct FacetEntry {
 }
 
 /// Everything one language's index is built from.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub(crate) struct LangInput {
     pub(crate) lang: String,
     /// Shared with the pages they come from, so a rebuild does not copy their text.
@@ -113,6 +113,65 @@ pub(crate) struct Stats {
     pub(crate) terms: usize,
     pub(crate) postings: usize,
     pub(crate) time: Duration,
+}
+
+/// A hash of everything an index is made from (`maker`: which casebook), for reusing a
+/// saved one.
+pub(crate) fn inputs_key(config: &SearchConfig, inputs: &[LangInput], maker: &str) -> u128 {
+    use std::hash::Hash;
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    maker.hash(&mut h);
+    // Debug text: the weights are floats, which have no `Hash`.
+    format!("{config:?}").hash(&mut h);
+    inputs.hash(&mut h);
+    h.digest128()
+}
+
+const SAVED_MAGIC: &[u8] = b"casebook-search-1\n";
+
+impl SearchIndex {
+    /// The index as saved for the next build, under `key` (see `inputs_key`).
+    pub(crate) fn to_bytes(&self, key: u128) -> Vec<u8> {
+        let mut w = crate::cache_file::Writer::new(SAVED_MAGIC);
+        w.u128(key);
+        for n in [self.stats.terms, self.stats.postings, self.entries.len()] {
+            w.u64(n as u64);
+        }
+        for (lang, meta) in &self.entries {
+            w.bytes(lang.as_bytes());
+            w.bytes(meta.as_bytes());
+        }
+        for o in &self.outputs {
+            w.bytes(o.path.as_bytes());
+            w.bytes(&o.read().unwrap_or_default());
+        }
+        w.finish()
+    }
+
+    /// A saved index, if it was saved under `key` and is whole.
+    pub(crate) fn parse(bytes: &[u8], key: u128) -> Option<SearchIndex> {
+        let mut r = crate::cache_file::Reader::open(bytes, SAVED_MAGIC)?;
+        if r.u128()? != key {
+            return None;
+        }
+        let mut index = SearchIndex::default();
+        index.stats.terms = r.u64()? as usize;
+        index.stats.postings = r.u64()? as usize;
+        for _ in 0..r.u64()? {
+            index.entries.insert(r.string()?, r.string()?);
+        }
+        while !r.is_empty() {
+            let path = r.string()?;
+            index.outputs.push(Output::bytes(path, r.bytes()?));
+        }
+        index.stats.files = index.outputs.len();
+        index.stats.bytes = index
+            .outputs
+            .iter()
+            .map(|o| o.read().map_or(0, |b| b.len()))
+            .sum();
+        Some(index)
+    }
 }
 
 #[cfg(test)]

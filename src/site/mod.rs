@@ -380,7 +380,8 @@ impl Session {
         let search = match old {
             Some(o) => o.search.clone(),
             None if search_fresh => {
-                let index = whole::search_index(&config, &corpus, &prepared, None);
+                let saved = cache_file(&config, SEARCH_CACHE_FILE);
+                let index = whole::search_index(&config, &corpus, &prepared, None, Some(&saved));
                 watch.lap("search index");
                 Arc::new(index)
             }
@@ -565,6 +566,7 @@ impl Session {
                     &state.prepared,
                     // A one-shot build has no next build to keep terms for.
                     self.incremental.then_some(&mut self.terms),
+                    None,
                 ));
                 watch.lap("search index");
             }
@@ -696,6 +698,9 @@ fn load_content(
     }
     Ok((corpus, diags))
 }
+
+/// Where a one-shot build leaves its search index for the next.
+const SEARCH_CACHE_FILE: &str = "search.bin";
 
 /// A file a one-shot build keeps for the next (its link rewrites, the record of what it
 /// published): in the image cache folder.

@@ -10,19 +10,37 @@ use crate::content::Corpus;
 use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::output::Output;
 use crate::render::Prepared;
-use crate::search::{SearchIndex, TermCache};
+use crate::render::casebook_identity;
+use crate::search::{self, SearchIndex, TermCache};
 
-/// The search index of the prepared site; `terms` keeps each document's terms for the next
-/// build.
+/// The search index of the prepared site; `terms` (serve) keeps each document's terms for
+/// the next build. A one-shot build passes `saved`, the file where the last build left its
+/// index: it is used again when it was made from the same inputs by the same casebook.
 pub(super) fn search_index(
     config: &Config,
     corpus: &Corpus,
     prepared: &Prepared,
     terms: Option<&mut TermCache>,
+    saved: Option<&Path>,
 ) -> SearchIndex {
     let started = std::time::Instant::now();
     let inputs = prepared.search_inputs(config, corpus);
-    let mut index = crate::search::build_cached(&config.search, &inputs, terms);
+    let mut index = match saved {
+        Some(file) => {
+            let key = search::inputs_key(&config.search, &inputs, &casebook_identity());
+            let last = std::fs::read(file).ok();
+            match last.and_then(|bytes| SearchIndex::parse(&bytes, key)) {
+                Some(index) => index,
+                None => {
+                    let index = search::build_cached(&config.search, &inputs, terms);
+                    // A cache: a build that cannot save it is only slower next time.
+                    let _ = crate::output::save_atomically(file, &index.to_bytes(key));
+                    index
+                }
+            }
+        }
+        None => search::build_cached(&config.search, &inputs, terms),
+    };
     index.stats.time = started.elapsed();
     index
 }

@@ -1,0 +1,121 @@
+//! The binary files a build keeps in the cache folder for the next one (what it published,
+//! its search index): a magic line, then fields, each variable-length one preceded by its
+//! length, and a checksum last, so that a damaged or foreign file is never used.
+
+/// Builds a cache file's bytes.
+pub(crate) struct Writer(Vec<u8>);
+
+impl Writer {
+    pub(crate) fn new(magic: &[u8]) -> Writer {
+        Writer(magic.to_vec())
+    }
+
+    pub(crate) fn u32(&mut self, n: u32) {
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+
+    pub(crate) fn u64(&mut self, n: u64) {
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+
+    pub(crate) fn i64(&mut self, n: i64) {
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+
+    pub(crate) fn u128(&mut self, n: u128) {
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+
+    /// Fixed-size bytes, such as a hash.
+    pub(crate) fn raw(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    /// Bytes preceded by their length.
+    pub(crate) fn bytes(&mut self, bytes: &[u8]) {
+        self.u32(u32::try_from(bytes.len()).expect("a cache field under 4 GiB"));
+        self.0.extend_from_slice(bytes);
+    }
+
+    /// The file's bytes, checksum last.
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        let sum = xxhash_rust::xxh3::xxh3_128(&self.0);
+        self.0.extend_from_slice(&sum.to_le_bytes());
+        self.0
+    }
+}
+
+/// Reads a cache file's fields in order.
+pub(crate) struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    /// The fields of `bytes`, if they start with `magic` and their checksum holds.
+    pub(crate) fn open(bytes: &'a [u8], magic: &[u8]) -> Option<Reader<'a>> {
+        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(16)?)?;
+        if xxhash_rust::xxh3::xxh3_128(body).to_le_bytes() != sum {
+            return None;
+        }
+        body.strip_prefix(magic).map(Reader)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub(crate) fn raw(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, tail) = self.0.split_at_checked(n)?;
+        self.0 = tail;
+        Some(head)
+    }
+
+    pub(crate) fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.raw(4)?.try_into().ok()?))
+    }
+
+    pub(crate) fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.raw(8)?.try_into().ok()?))
+    }
+
+    pub(crate) fn i64(&mut self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.raw(8)?.try_into().ok()?))
+    }
+
+    pub(crate) fn u128(&mut self) -> Option<u128> {
+        Some(u128::from_le_bytes(self.raw(16)?.try_into().ok()?))
+    }
+
+    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = self.u32()? as usize;
+        self.raw(len)
+    }
+
+    pub(crate) fn string(&mut self) -> Option<String> {
+        String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_come_back_and_damage_is_refused() {
+        let mut w = Writer::new(b"test-1\n");
+        w.u32(7);
+        w.bytes(b"seven");
+        w.u128(u128::MAX - 1);
+        w.i64(-3);
+        let bytes = w.finish();
+        let mut r = Reader::open(&bytes, b"test-1\n").unwrap();
+        assert_eq!(r.u32(), Some(7));
+        assert_eq!(r.string().as_deref(), Some("seven"));
+        assert_eq!(r.u128(), Some(u128::MAX - 1));
+        assert_eq!(r.i64(), Some(-3));
+        assert!(r.is_empty() && r.u32().is_none());
+        assert!(Reader::open(&bytes, b"test-2\n").is_none());
+        let mut damaged = bytes.clone();
+        damaged[9] ^= 1;
+        assert!(Reader::open(&damaged, b"test-1\n").is_none());
+        assert!(Reader::open(&bytes[..10], b"test-1\n").is_none());
+    }
+}
