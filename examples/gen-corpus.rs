@@ -3,6 +3,9 @@
 //! `cargo run --release --example gen-corpus -- --cases 11000 --out /tmp/corpus`
 //! `... --cases 1000 --photos 1 --photo-size 1600x1200 --out /tmp/photos` (image benchmark)
 //! `... --add-photos content/cases` (gives the bundled sample cases their photographs)
+//! `... --cases 11000 --out /tmp/corpus --hugo /tmp/hugo-corpus` (the same cases as a Hugo
+//! site too: taxonomies for the same facets, lists paginated by 50, for benchmarks beside
+//! Hugo)
 //!
 //! The output is deterministic (a fixed-seed generator), so runs are comparable. Every case
 //! is marked synthetic; no names are generated. Photographs are shapes and noise with the
@@ -259,11 +262,13 @@ fn main() {
     let mut photos = 0usize;
     let mut photo_size = (1600u32, 1200u32);
     let mut out = PathBuf::from("corpus");
+    let mut hugo: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--cases" => cases = args.next().and_then(|v| v.parse().ok()).expect("--cases N"),
             "--out" => out = PathBuf::from(args.next().expect("--out DIR")),
+            "--hugo" => hugo = Some(PathBuf::from(args.next().expect("--hugo DIR"))),
             "--photos" => {
                 photos = args
                     .next()
@@ -328,6 +333,9 @@ fn main() {
         .unwrap();
     }
 
+    if let Some(dir) = &hugo {
+        hugo_site(dir);
+    }
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for n in 1..=cases {
         let id = format!("syn-{n:06}");
@@ -408,7 +416,78 @@ fn main() {
         }
         writeln!(text, "+++").unwrap();
         text.push_str(&body);
-        std::fs::write(dir.join("index.md"), text).unwrap();
+        std::fs::write(dir.join("index.md"), &text).unwrap();
+        if let Some(hugo) = &hugo {
+            let sex = if text.contains("sex = \"female\"") {
+                "female"
+            } else {
+                "male"
+            };
+            let age = text
+                .lines()
+                .find_map(|l| l.strip_prefix("age_range = "))
+                .unwrap_or("\"unknown\"");
+            let status = text
+                .lines()
+                .find_map(|l| l.strip_prefix("status = "))
+                .unwrap_or("\"unidentified\"");
+            let page = format!(
+                "+++\ntitle = \"Sample case {} (synthetic)\"\ndate = {year}-{month:02}-{day:02}\n\
+                 branches = [\"{branch}\"]\nyears = [\"{year}\"]\nindicators = [{}]\n\
+                 sexes = [\"{sex}\"]\nages = [{age}]\nstatuses = [{status}]\n+++\n{body}",
+                id.to_uppercase(),
+                quoted.join(", "),
+            );
+            let dir = hugo.join("content/cases").join(&id);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("index.md"), page).unwrap();
+        }
     }
     println!("wrote {cases} synthetic cases to {}", out.display());
+}
+
+/// A Hugo site for the same cases: the same facets as taxonomies, lists paginated by 50,
+/// and plain templates that show what casebook's lists and case pages show.
+fn hugo_site(dir: &std::path::Path) {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).expect("remove the previous Hugo corpus");
+    }
+    let layouts = dir.join("layouts/_default");
+    std::fs::create_dir_all(&layouts).unwrap();
+    std::fs::create_dir_all(dir.join("content/cases")).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "baseURL = \"https://example.org/\"\ntitle = \"Benchmark corpus\"\n\
+         paginate = 50\ndisableKinds = [\"RSS\"]\n\n[taxonomies]\nbranch = \"branches\"\n\
+         year = \"years\"\nindicator = \"indicators\"\nsex = \"sexes\"\nage = \"ages\"\n\
+         status = \"statuses\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("content/cases/_index.md"),
+        "+++\ntitle = \"Cases\"\n+++\nSynthetic benchmark cases.\n",
+    )
+    .unwrap();
+    let files = [
+        (
+            "baseof.html",
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{{ .Title }}</title></head>\
+             <body><nav><a href=\"/\">Home</a> <a href=\"/cases/\">Cases</a></nav><main>{{ block \"main\" . }}{{ end }}</main></body></html>",
+        ),
+        (
+            "single.html",
+            "{{ define \"main\" }}<h1>{{ .Title }}</h1><dl>{{ range $k, $v := .Params }}<dt>{{ $k }}</dt><dd>{{ $v }}</dd>{{ end }}</dl>{{ .Content }}{{ end }}",
+        ),
+        (
+            "list.html",
+            "{{ define \"main\" }}<h1>{{ .Title }}</h1>{{ .Content }}<ul>{{ range .Paginator.Pages }}<li><a href=\"{{ .RelPermalink }}\">{{ .Title }}</a> {{ .Date.Format \"2006-01-02\" }}</li>{{ end }}</ul>{{ template \"_internal/pagination.html\" . }}{{ end }}",
+        ),
+        (
+            "terms.html",
+            "{{ define \"main\" }}<h1>{{ .Title }}</h1><ul>{{ range .Data.Terms.ByCount }}<li><a href=\"{{ .Page.RelPermalink }}\">{{ .Page.Title }}</a> {{ .Count }}</li>{{ end }}</ul>{{ end }}",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(layouts.join(name), text).unwrap();
+    }
 }

@@ -76,8 +76,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let mut files: Vec<&output::Output> = built.files.values().map(Arc::as_ref).collect();
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let record = site::cache_file(&built.config, output::RECORD_FILE);
-        let changed = output::write(&files, prior, &publishing.fingerprints, &record)?;
-        Ok((out, changed))
+        let written = output::write(&files, prior, &publishing.fingerprints, &record)?;
+        Ok((out, written.changed, written.timings))
     })
 }
 
@@ -89,24 +89,31 @@ pub fn check(options: &BuildOptions) -> Result<BuildReport> {
         let built = session.state().expect("a build that succeeded");
         let problems = check::site(built, &options.root.join("public"));
         if problems.is_empty() {
-            Ok((PathBuf::new(), 0))
+            Ok((PathBuf::new(), 0, Vec::new()))
         } else {
             Err(Error::Diagnostics(problems))
         }
     })
 }
 
+type Timings = Vec<(&'static str, Duration)>;
+
 /// Builds once through the pipeline, then hands the session to `last` (timed as `step`),
-/// which returns where the site went and how many of its files it changed.
+/// which returns where the site went, how many of its files it changed, and the timings of
+/// its parts if it has them.
 fn run(
     mut session: site::Session,
     step: &'static str,
-    last: impl FnOnce(&mut site::Session) -> Result<(PathBuf, usize)>,
+    last: impl FnOnce(&mut site::Session) -> Result<(PathBuf, usize, Timings)>,
 ) -> Result<BuildReport> {
     let update = session.build_all(&[])?;
     let mut watch = Stopwatch::start();
-    let (output, changed) = last(&mut session)?;
+    let (output, changed, parts) = last(&mut session)?;
     watch.lap(step);
+    // A step that times its own parts shows them instead.
+    if !parts.is_empty() {
+        watch.laps = parts;
+    }
     let built = session.state().expect("a build that succeeded");
     let mut timings = update.timings;
     timings.extend(watch.laps);

@@ -554,3 +554,15 @@ fn a_build_stopped_after_its_commit_is_completed_by_the_next() {
     site.build().success();
     assert!(tree(&site.public()) == before);
 }
+
+#[test]
+fn timings_show_the_disk_apart() {
+    let site = SiteTest::fixture("minimal");
+    let first = site.run(&["build", "--timings"]);
+    first.success().stderr_has("render pages");
+    first.stderr_has("write: files").stderr_has("write: commit");
+    // A rebuild scans the output first, and only compares when nothing changed.
+    let again = site.run(&["build", "--timings"]);
+    again.success().stderr_has("scan output").stderr_has("write: compare");
+    assert!(!again.stderr.contains("write: files"), "{}", again.stderr);
+}

@@ -22,6 +22,7 @@ use sha2::{Digest, Sha256};
 use super::record::{self, Entry, Fingerprint, Prior, Stamp};
 use super::{Data, Output};
 use crate::error::{Error, Result};
+use crate::site::Stopwatch;
 
 /// Threads for filesystem work: creating files and folders mostly waits on the disk, so
 /// more threads than cores keep it busy (measured: 3 to 4 times faster than one per core).
@@ -104,25 +105,35 @@ fn remove_tree(dir: &Path) -> Result<()> {
     std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))
 }
 
-/// Makes `prior.out` hold exactly `outputs`, and records them in `record_file`. Returns
-/// how many files it wrote or removed.
+/// What writing did: how many files it wrote or removed, and how long each part took.
+pub(crate) struct Written {
+    pub(crate) changed: usize,
+    pub(crate) timings: Vec<(&'static str, std::time::Duration)>,
+}
+
+/// Makes `prior.out` hold exactly `outputs`, and records them in `record_file`.
 pub(crate) fn write(
     outputs: &[&Output],
     prior: &Prior,
     fingerprints: &HashMap<String, Fingerprint>,
     record_file: &Path,
-) -> Result<usize> {
+) -> Result<Written> {
     in_io_pool(|| {
+        let mut watch = Stopwatch::start();
         let (mut entries, changed) = if prior.exists {
-            update(outputs, prior, fingerprints, record_file)?
+            update(outputs, prior, fingerprints, record_file, &mut watch)?
         } else {
-            let entries = create(outputs, &prior.out, fingerprints, record_file)?;
+            let entries = create(outputs, &prior.out, fingerprints, record_file, &mut watch)?;
             let count = entries.len();
             (entries, count)
         };
         entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
         record::save(record_file, &prior.out, &entries);
-        Ok(changed)
+        watch.lap("write: record");
+        Ok(Written {
+            changed,
+            timings: watch.laps,
+        })
     })
 }
 
@@ -132,6 +143,7 @@ fn create<'a>(
     out: &Path,
     fingerprints: &HashMap<String, Fingerprint>,
     record_file: &Path,
+    watch: &mut Stopwatch,
 ) -> Result<Vec<(&'a str, Entry)>> {
     let beside = Beside::of(out);
     if beside.staging.exists() {
@@ -154,7 +166,9 @@ fn create<'a>(
             Ok((o.path.as_str(), entry))
         })
         .collect::<Result<Vec<_>>>()?;
+    watch.lap("write: files");
     std::fs::rename(&beside.staging, out).map_err(|e| Error::io(out, e))?;
+    watch.lap("write: commit");
     Ok(entries)
 }
 
@@ -170,12 +184,14 @@ fn update<'a>(
     prior: &Prior,
     fingerprints: &HashMap<String, Fingerprint>,
     record_file: &Path,
+    watch: &mut Stopwatch,
 ) -> Result<(Vec<(&'a str, Entry)>, usize)> {
     let beside = Beside::of(&prior.out);
     let planned: Vec<(Step, [u8; 32])> = outputs
         .par_iter()
         .map(|o| plan(o, prior))
         .collect::<Result<_>>()?;
+    watch.lap("write: compare");
     let wanted: std::collections::HashSet<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
     let mut removed: Vec<String> = prior
         .files
@@ -198,6 +214,7 @@ fn update<'a>(
             .par_iter()
             .map(|&i| Ok((i, put(outputs[i], &beside.pending.join(i.to_string()))?)))
             .collect::<Result<_>>()?;
+        watch.lap("write: files");
         let journal = Journal {
             removed: removed
                 .iter()
@@ -220,6 +237,7 @@ fn update<'a>(
             .map_err(|e| Error::io(&file, e))?;
         journal.apply(&prior.out, &beside.pending)?;
         remove_tree(&beside.pending)?;
+        watch.lap("write: commit");
     }
     let entries = outputs
         .iter()

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The text archive at full size (issue 15): warm rebuilds, a one-case edit, and builds from
+# scratch beside Hugo (not a test: run it by hand, on an idle machine).
+#
+#   bash benches/scale.sh [CASES] [RUNS]      (default: 11000 5)
+#
+# - warm: nothing changed, previous output and cache present; median of RUNS.
+# - one case: one case's narrative edited before each build; median of RUNS.
+# - from scratch: the previous output and cache removed inside the timed command, in
+#   alternating pairs with Hugo doing the same over the same cases (`gen-corpus --hugo`:
+#   taxonomies for the same facets, lists paginated by 50), if `hugo` is installed
+#   (`apt-get install hugo`). Medians, their ratio, and each one's peak memory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cases=${1:-11000}
+runs=${2:-5}
+
+. benches/lib.sh
+build_tools
+corpus="$work/casebook"
+hugo_site="$work/hugo"
+target/release/examples/gen-corpus --cases "$cases" --out "$corpus" --hugo "$hugo_site" >/dev/null
+timed() { /usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -1; }
+secs() { printf '%s\n' "$@" | awk '{print $1}' | median; }
+peak() { printf '%s\n' "$@" | awk '$2 > m {m = $2} END {printf "%d", m / 1024}'; }
+
+"$bin" build --root "$corpus" >/dev/null
+"$bin" build --root "$corpus" >/dev/null
+warm=() one=()
+for _ in $(seq "$runs"); do warm+=("$(timed "$bin" build --root "$corpus")"); done
+edited="$corpus/content/cases/syn-000042/index.md"
+for i in $(seq "$runs"); do
+  echo "Edited for the benchmark ($i)." >>"$edited"
+  one+=("$(timed "$bin" build --root "$corpus")")
+done
+echo "Edited for the benchmark (last)." >>"$edited"
+echo "one case edited, what a build then does: $("$bin" build --root "$corpus" | sed 's/.*(/(/')"
+echo "$cases cases      median_s  peak_MiB"
+printf 'warm          %8s  %8s\n' "$(secs "${warm[@]}")" "$(peak "${warm[@]}")"
+printf 'one case      %8s  %8s\n' "$(secs "${one[@]}")" "$(peak "${one[@]}")"
+
+scratch() {
+  rm -rf "$corpus/public" "$corpus/.casebook-cache" "$corpus"/.public.casebook-*
+  "$bin" build --root "$corpus" >/dev/null
+}
+hugo_scratch() {
+  rm -rf "$hugo_site/public" "$hugo_site/resources"
+  hugo --quiet --source "$hugo_site" >/dev/null
+}
+export -f scratch hugo_scratch
+export bin corpus hugo_site
+cb=() hg=()
+for _ in $(seq "$runs"); do
+  sync
+  cb+=("$(timed bash -c scratch)")
+  if command -v hugo >/dev/null; then
+    sync
+    hg+=("$(timed bash -c hugo_scratch)")
+  fi
+done
+printf 'from scratch  %8s  %8s   (casebook; runs: %s)\n' "$(secs "${cb[@]}")" "$(peak "${cb[@]}")" "$(printf '%s ' "${cb[@]%% *}")"
+if [ ${#hg[@]} -gt 0 ]; then
+  printf 'from scratch  %8s  %8s   (%s; runs: %s)\n' "$(secs "${hg[@]}")" "$(peak "${hg[@]}")" \
+    "$(hugo version | cut -d' ' -f1-2)" "$(printf '%s ' "${hg[@]%% *}")"
+  echo "Hugo/casebook, ratio of medians: $(awk -v a="$(secs "${hg[@]}")" -v b="$(secs "${cb[@]}")" 'BEGIN {printf "%.2f", a / b}')"
+  echo "Hugo output: $(find "$hugo_site/public" -type f | wc -l) files; casebook: $(find "$corpus/public" -type f | wc -l)"
+else
+  echo "(hugo is not installed: apt-get install hugo to compare)"
+fi
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem/ {print $2}') GiB; $(uname -sr)"
