@@ -5,7 +5,7 @@
 #
 # For each corpus size it reports the median wall time of a cold build (no previous output:
 # every file and folder is created) and of a warm rebuild (an unchanged archive rebuilt
-# with its previous output and staging copy present), and the peak memory of all runs.
+# with its previous output present), and the peak memory of all runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
@@ -29,7 +29,7 @@ for n in "${sizes[@]}"; do
     t=$( { /usr/bin/time -f '%e %M' "$bin" build --root "$corpus" >"$work/out"; } 2>&1 | tail -1)
     cold+=("${t% *}"); kb=${t#* }; [ "$kb" -gt "$peak" ] && peak=$kb
     pages=$(awk '{print $2}' "$work/out")
-    # The second build fills the staging copy; from the third on, rebuilds are warm.
+    # Twice, as before: from the second build on, rebuilds are warm.
     "$bin" build --root "$corpus" >/dev/null
     t=$( { /usr/bin/time -f '%e %M' "$bin" build --root "$corpus" >/dev/null; } 2>&1 | tail -1)
     warm+=("${t% *}"); kb=${t#* }; [ "$kb" -gt "$peak" ] && peak=$kb

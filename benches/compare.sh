@@ -6,8 +6,8 @@
 #
 # (GEN=path/to/gen-corpus uses that corpus generator instead of building this checkout's.)
 #
-# Builds the archive once with each, then times warm rebuilds (previous output and staging
-# copy present, nothing changed) in alternating pairs, so drift in the machine's speed hits
+# Builds the archive once with each, then times warm rebuilds (previous output present,
+# nothing changed) in alternating pairs, so drift in the machine's speed hits
 # both alike. Reports the median wall time and peak memory of each, and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 corpus="$work/c$cases"
 "$gen" --cases "$cases" --out "$corpus" >/dev/null
-# Two warm-ups each: the first fills the output, the second the staging copy.
+# Two warm-ups each: the first fills the output and the cache, the second is warm.
 for bin in "$old" "$new" "$old" "$new"; do "$bin" build --root "$corpus" >/dev/null; done
 
 old_t=() new_t=() old_peak=0 new_peak=0

@@ -33,7 +33,7 @@ cp -r "$plain" "$signed"
 key="$work/keys/casebook.key"
 run_old() { "$old" build --root "$plain" >/dev/null; }
 run_new() { "$bin" build --root "$signed" --sign "$key" --release-label bench >/dev/null; }
-# Two warm-ups each: the first fills the output, the second the staging copy.
+# Two warm-ups each: the first fills the output and the cache, the second is warm.
 for f in run_old run_new run_old run_new; do $f; done
 
 if [ "$pairs" -gt 0 ]; then

@@ -1,6 +1,7 @@
-//! The binary files a build keeps in the cache folder for the next one (what it published,
-//! its search index): a magic line, then fields, each variable-length one preceded by its
-//! length, and a checksum last, so that a damaged or foreign file is never used.
+//! The binary files a build keeps in the cache folder for the next one (its link rewrites,
+//! what it published, its search index): a magic line, then fields, each variable-length
+//! one preceded by its length, and a checksum last, so that a damaged or foreign file is
+//! never used.
 
 /// Builds a cache file's bytes.
 pub(crate) struct Writer(Vec<u8>);

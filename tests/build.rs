@@ -563,6 +563,9 @@ fn timings_show_the_disk_apart() {
     first.stderr_has("write: files").stderr_has("write: commit");
     // A rebuild scans the output first, and only compares when nothing changed.
     let again = site.run(&["build", "--timings"]);
-    again.success().stderr_has("scan output").stderr_has("write: compare");
+    again
+        .success()
+        .stderr_has("scan output")
+        .stderr_has("write: compare");
     assert!(!again.stderr.contains("write: files"), "{}", again.stderr);
 }

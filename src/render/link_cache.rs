@@ -12,6 +12,7 @@ use std::sync::{LazyLock, Mutex};
 
 use xxhash_rust::xxh3::Xxh3;
 
+use crate::cache_file::{Reader, Writer};
 use crate::html::{self, LinkEdit, LinkMode};
 
 const MAGIC: &[u8] = b"casebook-links-1\n";
@@ -90,50 +91,31 @@ impl LinkCache {
             .collect();
         entries.sort_unstable_by_key(|(key, _)| *key);
         entries.dedup_by_key(|(key, _)| *key);
-        let mut out = MAGIC.to_vec();
+        let mut w = Writer::new(MAGIC);
         for (key, edits) in entries {
-            out.extend_from_slice(&key.to_le_bytes());
-            push_u32(&mut out, edits.len());
+            w.u128(key);
+            w.u32(edits.len() as u32);
             for (range, value) in edits {
-                push_u32(&mut out, range.start);
-                push_u32(&mut out, range.end);
-                push_u32(&mut out, value.len());
-                out.extend_from_slice(value.as_bytes());
+                w.u32(range.start as u32);
+                w.u32(range.end as u32);
+                w.bytes(value.as_bytes());
             }
         }
-        // A damaged file must not publish a wrong link: its checksum goes last.
-        let sum = xxhash_rust::xxh3::xxh3_128(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        out
+        // A damaged file must not publish a wrong link: `finish` puts a checksum last.
+        w.finish()
     }
-}
-
-fn push_u32(out: &mut Vec<u8>, n: usize) {
-    out.extend_from_slice(&(n as u32).to_le_bytes());
 }
 
 fn parse_entries(bytes: &[u8]) -> Option<HashMap<u128, Vec<LinkEdit>>> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(16)?)?;
-    if xxhash_rust::xxh3::xxh3_128(body).to_le_bytes() != sum {
-        return None;
-    }
-    let mut rest = body.strip_prefix(MAGIC)?;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let (head, tail) = rest.split_at_checked(n)?;
-        rest = tail;
-        Some(head)
-    };
+    let mut r = Reader::open(bytes, MAGIC)?;
     let mut entries = HashMap::new();
-    while let Some(key) = take(16) {
-        let key = u128::from_le_bytes(key.try_into().ok()?);
-        let count = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+    while !r.is_empty() {
+        let key = r.u128()?;
+        let count = r.u32()? as usize;
         let mut edits = Vec::with_capacity(count.min(1024));
         for _ in 0..count {
-            let start = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
-            let end = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
-            let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
-            let value = String::from_utf8(take(len)?.to_vec()).ok()?;
-            edits.push((start..end, value));
+            let (start, end) = (r.u32()? as usize, r.u32()? as usize);
+            edits.push((start..end, r.string()?));
         }
         entries.insert(key, edits);
     }

@@ -164,13 +164,17 @@ impl SearchIndex {
             let path = r.string()?;
             index.outputs.push(Output::bytes(path, r.bytes()?));
         }
-        index.stats.files = index.outputs.len();
-        index.stats.bytes = index
+        index.count_files();
+        Some(index)
+    }
+
+    fn count_files(&mut self) {
+        self.stats.files = self.outputs.len();
+        self.stats.bytes = self
             .outputs
             .iter()
             .map(|o| o.read().map_or(0, |b| b.len()))
             .sum();
-        Some(index)
     }
 }
 
@@ -233,12 +237,7 @@ pub(crate) fn build_cached(
         // Keep exactly the documents of this build, so the cache does not grow with edits.
         cache.docs = seen.into_iter().collect();
     }
-    index.stats.files = index.outputs.len();
-    index.stats.bytes = index
-        .outputs
-        .iter()
-        .map(|o| o.read().map_or(0, |b| b.len()))
-        .sum();
+    index.count_files();
     index.stats.time = started.elapsed();
     index
 }
