@@ -2,6 +2,9 @@
 //!
 //! `cargo run --release --example gen-corpus -- --cases 11000 --out /tmp/corpus`
 //! `... --cases 1000 --photos 1 --photo-size 1600x1200 --out /tmp/photos` (image benchmark)
+//! `... --cases 11000 --photos 5 --photo-size camera --out /tmp/archive` (camera sizes, mixed
+//! from 1600x1200 to 4000x3000, one in five portrait through an EXIF orientation tag;
+//! generated in parallel)
 //! `... --add-photos content/cases` (gives the bundled sample cases their photographs)
 //! `... --cases 11000 --out /tmp/corpus --hugo /tmp/hugo-corpus` (the same cases as a Hugo
 //! site too: taxonomies for the same facets, lists paginated by 50, for benchmarks beside
@@ -260,7 +263,8 @@ fn add_photos(dir: &std::path::Path) {
 fn main() {
     let mut cases = 1000usize;
     let mut photos = 0usize;
-    let mut photo_size = (1600u32, 1200u32);
+    // `None`: camera sizes, mixed.
+    let mut photo_size = Some((1600u32, 1200u32));
     let mut out = PathBuf::from("corpus");
     let mut hugo: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
@@ -276,9 +280,11 @@ fn main() {
                     .expect("--photos N")
             }
             "--photo-size" => {
-                let v = args.next().expect("--photo-size WxH");
-                let (w, h) = v.split_once('x').expect("--photo-size WxH");
-                photo_size = (w.parse().expect("width"), h.parse().expect("height"));
+                let v = args.next().expect("--photo-size WxH|camera");
+                photo_size = (v != "camera").then(|| {
+                    let (w, h) = v.split_once('x').expect("--photo-size WxH|camera");
+                    (w.parse().expect("width"), h.parse().expect("height"))
+                });
             }
             "--figure" => {
                 // One synthetic image, e.g. for a figure on an ordinary page.
@@ -337,6 +343,7 @@ fn main() {
         hugo_site(dir);
     }
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut camera_photos: Vec<CameraPhoto> = Vec::new();
     for n in 1..=cases {
         let id = format!("syn-{n:06}");
         let branch = BRANCHES[rng.below(BRANCHES.len())];
@@ -403,8 +410,17 @@ fn main() {
         std::fs::create_dir_all(&dir).unwrap();
         for p in 1..=photos {
             let region = (0.3, 0.05, 0.4, 0.3);
-            let img = synthetic_photo(&mut rng, photo_size.0, photo_size.1, region);
-            std::fs::write(dir.join(format!("photo-{p}.jpg")), encode(&img, 85)).unwrap();
+            match photo_size {
+                Some((w, h)) => {
+                    let img = synthetic_photo(&mut rng, w, h, region);
+                    std::fs::write(dir.join(format!("photo-{p}.jpg")), encode(&img, 85))
+                        .unwrap();
+                }
+                None => camera_photos.push(CameraPhoto {
+                    file: dir.join(format!("photo-{p}.jpg")),
+                    seed: 0xCA3E_0000_0000_0001 + 2 * ((n as u64) << 8 | p as u64),
+                }),
+            }
             writeln!(text, "[[photos]]").unwrap();
             writeln!(text, "file = \"photo-{p}.jpg\"").unwrap();
             writeln!(text, "alt = \"Synthetic benchmark image {p}\"").unwrap();
@@ -443,7 +459,65 @@ fn main() {
             std::fs::write(dir.join("index.md"), page).unwrap();
         }
     }
+    {
+        use rayon::prelude::*;
+        camera_photos.par_iter().for_each(CameraPhoto::write);
+    }
     println!("wrote {cases} synthetic cases to {}", out.display());
+}
+
+/// A photograph at a camera size, made from its own seed so that photographs can be made in
+/// parallel and still be the same on every run.
+struct CameraPhoto {
+    file: PathBuf,
+    seed: u64,
+}
+
+impl CameraPhoto {
+    const SIZES: [(u32, u32); 4] = [(1600, 1200), (2048, 1536), (3264, 2448), (4000, 3000)];
+
+    fn write(&self) {
+        // Odd and distinct for every photograph; the first outputs are discarded because
+        // neighbouring seeds start alike.
+        let mut rng = Rng(self.seed);
+        for _ in 0..4 {
+            rng.next();
+        }
+        let (w, h) = Self::SIZES[rng.below(Self::SIZES.len())];
+        // One in five is portrait: stored landscape, with EXIF orientation 6 (turn 90°
+        // clockwise to show), as cameras store them. The patch a redaction must hide is
+        // drawn where the displayed image's region falls in the stored pixels.
+        let portrait = rng.below(5) == 0;
+        let region = if portrait {
+            (0.05, 0.3, 0.3, 0.4)
+        } else {
+            (0.3, 0.05, 0.4, 0.3)
+        };
+        let img = synthetic_photo(&mut rng, w, h, region);
+        let mut out = Vec::new();
+        let mut encoder = jpeg_encoder::Encoder::new(&mut out, 85);
+        if portrait {
+            encoder.add_app_segment(1, &exif_orientation(6)).expect("EXIF segment");
+        }
+        encoder
+            .encode(img.as_raw(), w as u16, h as u16, jpeg_encoder::ColorType::Rgb)
+            .expect("encode");
+        std::fs::write(&self.file, out).unwrap();
+    }
+}
+
+/// An EXIF block holding only an orientation tag.
+fn exif_orientation(orientation: u16) -> Vec<u8> {
+    let mut exif = b"Exif\0\0II".to_vec();
+    exif.extend_from_slice(&42u16.to_le_bytes());
+    exif.extend_from_slice(&8u32.to_le_bytes()); // IFD0 follows the header
+    exif.extend_from_slice(&1u16.to_le_bytes()); // one entry
+    exif.extend_from_slice(&0x0112u16.to_le_bytes()); // Orientation
+    exif.extend_from_slice(&3u16.to_le_bytes()); // SHORT
+    exif.extend_from_slice(&1u32.to_le_bytes()); // one value
+    exif.extend_from_slice(&u32::from(orientation).to_le_bytes());
+    exif.extend_from_slice(&0u32.to_le_bytes()); // no next IFD
+    exif
 }
 
 /// A Hugo site for the same cases: the same facets as taxonomies, lists paginated by 50,
