@@ -413,8 +413,7 @@ fn main() {
             match photo_size {
                 Some((w, h)) => {
                     let img = synthetic_photo(&mut rng, w, h, region);
-                    std::fs::write(dir.join(format!("photo-{p}.jpg")), encode(&img, 85))
-                        .unwrap();
+                    std::fs::write(dir.join(format!("photo-{p}.jpg")), encode(&img, 85)).unwrap();
                 }
                 None => camera_photos.push(CameraPhoto {
                     file: dir.join(format!("photo-{p}.jpg")),
@@ -497,10 +496,17 @@ impl CameraPhoto {
         let mut out = Vec::new();
         let mut encoder = jpeg_encoder::Encoder::new(&mut out, 85);
         if portrait {
-            encoder.add_app_segment(1, &exif_orientation(6)).expect("EXIF segment");
+            encoder
+                .add_app_segment(1, &exif_orientation(6))
+                .expect("EXIF segment");
         }
         encoder
-            .encode(img.as_raw(), w as u16, h as u16, jpeg_encoder::ColorType::Rgb)
+            .encode(
+                img.as_raw(),
+                w as u16,
+                h as u16,
+                jpeg_encoder::ColorType::Rgb,
+            )
             .expect("encode");
         std::fs::write(&self.file, out).unwrap();
     }

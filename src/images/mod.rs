@@ -26,7 +26,7 @@ use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::output::{Data, Output};
 
 /// Changing how pixels are produced must change every cache key.
-pub(crate) const PIPELINE_VERSION: &str = "casebook-images-1";
+pub(crate) const PIPELINE_VERSION: &str = "casebook-images-2";
 
 /// One published image file.
 #[derive(Debug, Clone, PartialEq, Serialize)]

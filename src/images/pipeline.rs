@@ -173,11 +173,20 @@ fn pixelate(img: &mut RgbImage, (x0, y0, x1, y1): (u32, u32, u32, u32)) {
 
 fn resize(img: &RgbImage, width: u32) -> Result<RgbImage, String> {
     let (w, h) = img.dimensions();
+    resize_to(img, width, height_at(w, h, width))
+}
+
+/// The height of a `w`x`h` image scaled to `width`, rounded.
+fn height_at(w: u32, h: u32, width: u32) -> u32 {
+    ((u64::from(h) * u64::from(width) + u64::from(w) / 2) / u64::from(w)).max(1) as u32
+}
+
+/// `img` resized to exactly `width`x`height` (never upscaled).
+fn resize_to(img: &RgbImage, width: u32, height: u32) -> Result<RgbImage, String> {
+    let (w, h) = img.dimensions();
     if width >= w {
         return Ok(img.clone());
     }
-    let height =
-        ((u64::from(h) * u64::from(width) + u64::from(w) / 2) / u64::from(w)).max(1) as u32;
     let src = fr::images::ImageRef::new(w, h, img.as_raw(), fr::PixelType::U8x3)
         .map_err(|e| e.to_string())?;
     let mut dst = fr::images::Image::new(width, height, fr::PixelType::U8x3);
@@ -213,23 +222,42 @@ pub(crate) fn derive(
 ) -> Result<Derived, String> {
     let mut img = decode(bytes, config)?;
     redact(&mut img, regions, config.redact_color);
+    let (w, h) = img.dimensions();
+    // Never upscaled: small sources collapse to one size.
+    let mut widths: Vec<u32> = config.widths.iter().map(|&t| t.min(w)).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    // Largest first, each smaller size made from the one before rather than from the
+    // source: at 4000 px, 1200 -> 400 reads a ninth of the pixels 4000 -> 400 would. Heights
+    // follow the source's proportions, so every size is as if made from it.
+    let mut made: Vec<(u32, RgbImage)> = Vec::new();
+    for &width in widths.iter().rev() {
+        let from = made.last().map_or(&img, |(_, larger)| larger);
+        let resized = resize_to(from, width, height_at(w, h, width))?;
+        made.push((width, resized));
+    }
+    drop(img);
     let mut sizes: Vec<Encoded> = Vec::new();
-    let mut smallest: Option<RgbImage> = None;
     for &target in &config.widths {
-        let width = target.min(img.width());
+        let width = target.min(w);
         if sizes.iter().any(|s| s.width == width) {
-            continue; // never upscaled: small sources collapse to one size
+            continue;
         }
-        let resized = resize(&img, width)?;
+        let (_, resized) = made
+            .iter()
+            .find(|(made_w, _)| *made_w == width)
+            .expect("made above");
         sizes.push(Encoded {
             width,
             height: resized.height(),
-            bytes: encode_jpeg(&resized, config.quality)?,
+            bytes: encode_jpeg(resized, config.quality)?,
         });
-        smallest.get_or_insert(resized);
     }
     // The placeholder comes from the smallest derivative: cheap, and already redacted.
-    let smallest = smallest.ok_or("no image width is configured")?;
+    let smallest = made
+        .pop()
+        .map(|(_, img)| img)
+        .ok_or("no image width is configured")?;
     let tiny = resize(&smallest, config.placeholder_width.min(smallest.width()))?;
     let blurred = image::imageops::blur(&tiny, 1.6);
     let placeholder = Encoded {
@@ -345,6 +373,37 @@ mod tests {
         );
         assert_eq!((d.sizes[0].width, d.sizes[0].height), (300, 200));
         assert_eq!(d.placeholder.width, 24);
+    }
+
+    #[test]
+    fn smaller_sizes_made_from_larger_ones_match_the_source() {
+        // Heights as the source's proportions give them, and pixels close to a direct
+        // resize of the source.
+        let img = RgbImage::from_fn(2401, 1799, |x, y| {
+            image::Rgb([(x / 10) as u8, (y / 8) as u8, ((x + y) / 17) as u8])
+        });
+        let bytes = encode_jpeg(&img, 95).unwrap();
+        let mut config = config();
+        config.widths = vec![400, 1200];
+        let d = derive(&bytes, &[], &config).unwrap();
+        let dims: Vec<(u32, u32)> = d.sizes.iter().map(|s| (s.width, s.height)).collect();
+        assert_eq!(
+            dims,
+            [
+                (400, height_at(2401, 1799, 400)),
+                (1200, height_at(2401, 1799, 1200))
+            ]
+        );
+        let small = decode(&d.sizes[0].bytes, &config).unwrap();
+        let direct = resize(&decode(&bytes, &config).unwrap(), 400).unwrap();
+        let diff: u64 = small
+            .as_raw()
+            .iter()
+            .zip(direct.as_raw())
+            .map(|(a, b)| u64::from(a.abs_diff(*b)))
+            .sum();
+        let mean = diff as f64 / small.as_raw().len() as f64;
+        assert!(mean < 2.0, "mean difference {mean}");
     }
 
     #[test]
