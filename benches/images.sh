@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Image pipeline benchmark (not a test: run it by hand, on an idle machine).
 #
-#   bash benches/images.sh [RUNS] [CASES] [PHOTOS_PER_CASE]     default: 3 1000 1
+#   bash benches/images.sh [RUNS] [CASES] [PHOTOS_PER_CASE] [SIZE]     default: 3 1000 1 1600x1200
 #
-# Generates CASES synthetic cases with PHOTOS_PER_CASE 1600x1200 JPEG photographs each (one
-# redaction region), then reports the median of a cold build (empty image cache, no output)
+# Generates CASES synthetic cases with PHOTOS_PER_CASE JPEG photographs each (one redaction
+# region) of SIZE pixels, or of mixed camera sizes with SIZE `camera` (1600x1200 to 4000x3000,
+# one in five portrait through an EXIF orientation tag), then reports the median of a cold build (empty image cache, no output)
 # and of a warm rebuild (nothing changed), with photographs per second and peak memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 cases=${2:-1000}
 per=${3:-1}
+size=${4:-1600x1200}
 . benches/lib.sh
 build_tools
 corpus="$work/corpus"
-target/release/examples/gen-corpus --cases "$cases" --photos "$per" --photo-size 1600x1200 --out "$corpus" >/dev/null
+target/release/examples/gen-corpus --cases "$cases" --photos "$per" --photo-size "$size" --out "$corpus" >/dev/null
 photos=$((cases * per))
 cold=() warm=() peak=0
 for _ in $(seq "$runs"); do
@@ -31,7 +33,7 @@ for _ in $(seq "$runs"); do
 done
 c=$(printf '%s\n' "${cold[@]}" | median)
 w=$(printf '%s\n' "${warm[@]}" | median)
-echo "photos: $photos (1600x1200 JPEG, 1 region each; widths 400 and 1200 + placeholder)"
+echo "photos: $photos ($size JPEG, $(du -sh "$corpus/content" | cut -f1) of sources, 1 region each; widths 400 and 1200 + placeholder)"
 echo "cold build median: $c s ($(awk -v p="$photos" -v t="$c" 'BEGIN {printf "%.1f", p/t}') photos/s)"
 echo "warm rebuild median: $w s"
 echo "peak memory: $((peak / 1024)) MiB"
