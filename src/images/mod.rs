@@ -292,6 +292,18 @@ fn derive_one(
     })
 }
 
+/// A SHA-256 from its 64 hex digits.
+pub(crate) fn unhex(text: &str) -> Option<[u8; 32]> {
+    if text.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
 pub(crate) fn hex(bytes: &[u8]) -> String {
     // Called for every leaf and proof hash of the archive: no formatting machinery.
     const DIGITS: &[u8; 16] = b"0123456789abcdef";

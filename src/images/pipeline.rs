@@ -223,42 +223,34 @@ pub(crate) fn derive(
     let mut img = decode(bytes, config)?;
     redact(&mut img, regions, config.redact_color);
     let (w, h) = img.dimensions();
-    // Never upscaled: small sources collapse to one size.
+    // Never upscaled: small sources collapse to one size. Listed smallest first, as the
+    // configuration lists them.
     let mut widths: Vec<u32> = config.widths.iter().map(|&t| t.min(w)).collect();
     widths.sort_unstable();
     widths.dedup();
     // Largest first, each smaller size made from the one before rather than from the
     // source: at 4000 px, 1200 -> 400 reads a ninth of the pixels 4000 -> 400 would. Heights
     // follow the source's proportions, so every size is as if made from it.
-    let mut made: Vec<(u32, RgbImage)> = Vec::new();
+    let mut made: Vec<RgbImage> = Vec::new();
     for &width in widths.iter().rev() {
-        let from = made.last().map_or(&img, |(_, larger)| larger);
-        let resized = resize_to(from, width, height_at(w, h, width))?;
-        made.push((width, resized));
+        let from = made.last().unwrap_or(&img);
+        made.push(resize_to(from, width, height_at(w, h, width))?);
     }
     drop(img);
-    let mut sizes: Vec<Encoded> = Vec::new();
-    for &target in &config.widths {
-        let width = target.min(w);
-        if sizes.iter().any(|s| s.width == width) {
-            continue;
-        }
-        let (_, resized) = made
-            .iter()
-            .find(|(made_w, _)| *made_w == width)
-            .expect("made above");
-        sizes.push(Encoded {
-            width,
-            height: resized.height(),
-            bytes: encode_jpeg(resized, config.quality)?,
-        });
-    }
+    made.reverse();
+    let sizes = made
+        .iter()
+        .map(|resized| {
+            Ok(Encoded {
+                width: resized.width(),
+                height: resized.height(),
+                bytes: encode_jpeg(resized, config.quality)?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     // The placeholder comes from the smallest derivative: cheap, and already redacted.
-    let smallest = made
-        .pop()
-        .map(|(_, img)| img)
-        .ok_or("no image width is configured")?;
-    let tiny = resize(&smallest, config.placeholder_width.min(smallest.width()))?;
+    let smallest = made.first().ok_or("no image width is configured")?;
+    let tiny = resize(smallest, config.placeholder_width.min(smallest.width()))?;
     let blurred = image::imageops::blur(&tiny, 1.6);
     let placeholder = Encoded {
         width: blurred.width(),

@@ -21,6 +21,7 @@ use sha2::{Digest, Sha256};
 
 use super::record::{self, Entry, Fingerprint, Prior, Stamp};
 use super::{Data, Output};
+use crate::cache_file::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::site::Stopwatch;
 
@@ -28,7 +29,7 @@ use crate::site::Stopwatch;
 /// more threads than cores keep it busy (measured: 3 to 4 times faster than one per core).
 const IO_THREADS: usize = 8;
 
-const JOURNAL_MAGIC: &[u8] = b"casebook-journal-1\n";
+const JOURNAL_MAGIC: &[u8] = b"casebook-journal-2\n";
 
 /// Runs `f` on a pool of `IO_THREADS` threads.
 pub(crate) fn in_io_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -128,7 +129,14 @@ pub(crate) fn write(
             (entries, count)
         };
         entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        record::save(record_file, &prior.out, &entries);
+        // A build that changed nothing has nothing new to record.
+        let recorded = entries.len() == prior.trusted.len()
+            && entries
+                .iter()
+                .all(|(p, e)| prior.trusted.get(*p) == Some(e));
+        if !recorded {
+            record::save(record_file, &prior.out, &entries);
+        }
         watch.lap("write: record");
         Ok(Written {
             changed,
@@ -304,8 +312,8 @@ fn digest(o: &Output) -> Result<[u8; 32]> {
         Data::Cached { sha256, .. } | Data::Published { sha256, .. } => Some(sha256),
         Data::Bytes(_) | Data::Copy(_) => None,
     };
-    if let Some(hex) = known.and_then(|h| unhex(h)) {
-        return Ok(hex);
+    if let Some(sha256) = known.and_then(|h| crate::images::unhex(h)) {
+        return Ok(sha256);
     }
     Ok(Sha256::digest(read(o)?).into())
 }
@@ -320,27 +328,11 @@ fn read(o: &Output) -> Result<std::borrow::Cow<'_, [u8]>> {
     })
 }
 
-fn unhex(text: &str) -> Option<[u8; 32]> {
-    let mut out = [0u8; 32];
-    if text.len() != 64 {
-        return None;
-    }
-    for (i, pair) in text.as_bytes().chunks(2).enumerate() {
-        out[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-    }
-    Some(out)
-}
-
 /// Writes one output at `target` and returns its stamp.
 fn put(o: &Output, target: &Path) -> Result<Stamp> {
     match &o.data {
         Data::Cached { file, .. } => copy_cached(file, target),
-        Data::Published { file, .. } => {
-            // Only when a new folder is made while an old one is trusted: never in practice.
-            std::fs::copy(file, target).map_err(|e| Error::io(file, e))?;
-            stamp_of(target)
-        }
-        Data::Bytes(_) | Data::Copy(_) => {
+        Data::Bytes(_) | Data::Copy(_) | Data::Published { .. } => {
             let bytes = read(o)?;
             let mut f = std::fs::File::create(target).map_err(|e| Error::io(target, e))?;
             f.write_all(&bytes).map_err(|e| Error::io(target, e))?;
@@ -349,12 +341,6 @@ fn put(o: &Output, target: &Path) -> Result<Stamp> {
                 .map_err(|e| Error::io(target, e))
         }
     }
-}
-
-fn stamp_of(path: &Path) -> Result<Stamp> {
-    std::fs::metadata(path)
-        .map(|m| Stamp::of(&m))
-        .map_err(|e| Error::io(path, e))
 }
 
 /// Copies a cache file: a copy, not a hard link, since a link would let anything that edits
@@ -469,22 +455,16 @@ impl Journal {
             .flat_map(|p| p.ancestors().skip(1))
             .filter(|a| !a.as_os_str().is_empty())
             .collect();
-        emptied.sort_unstable_by_key(|p| std::cmp::Reverse(p.components().count()));
+        emptied.sort_unstable_by_key(|p| (std::cmp::Reverse(p.components().count()), *p));
         emptied.dedup();
         for dir in emptied {
             let _ = std::fs::remove_dir(out.join(dir));
         }
-        // A folder where a file now goes (its files were removed above).
+        // A folder where a file now goes is among the removed ones (`stray_dirs`).
         let needed = folders_of(
             self.written.iter().map(|(_, p)| p.as_str()),
             &Default::default(),
         );
-        for (_, path) in &self.written {
-            let target = out.join(path);
-            if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
-                remove_tree(&target)?;
-            }
-        }
         make_dirs(out, needed)?;
         self.written.par_iter().try_for_each(|(name, path)| {
             let (from, to) = (pending.join(name), out.join(path));
@@ -497,70 +477,47 @@ impl Journal {
     }
 
     fn to_bytes(&self) -> Vec<u8> {
-        let mut out = JOURNAL_MAGIC.to_vec();
+        let mut w = Writer::new(JOURNAL_MAGIC);
         for path in &self.removed {
-            out.push(b'R');
-            push(&mut out, path.as_os_str().as_encoded_bytes());
+            w.raw(b"R");
+            w.bytes(path.as_os_str().as_encoded_bytes());
         }
         for (name, path) in &self.written {
-            out.push(b'W');
-            push(&mut out, name.as_bytes());
-            push(&mut out, path.as_bytes());
+            w.raw(b"W");
+            w.bytes(name.as_bytes());
+            w.bytes(path.as_bytes());
         }
-        out.push(b'.');
-        out
+        // The checksum last: a journal cut short is not applied.
+        w.finish()
     }
 
     fn parse(bytes: &[u8]) -> Option<Journal> {
-        let mut rest = bytes.strip_prefix(JOURNAL_MAGIC)?;
+        let mut r = Reader::open(bytes, JOURNAL_MAGIC)?;
         let mut journal = Journal {
             removed: Vec::new(),
             written: Vec::new(),
         };
-        loop {
-            let (&kind, tail) = rest.split_first()?;
-            rest = tail;
-            match kind {
-                b'R' => {
-                    let path = os_string(field(&mut rest)?)?;
-                    journal.removed.push(PathBuf::from(path));
-                }
-                b'W' => {
-                    let name = String::from_utf8(field(&mut rest)?).ok()?;
-                    let path = String::from_utf8(field(&mut rest)?).ok()?;
-                    journal.written.push((name, path));
-                }
-                // The end mark: a journal cut short is not applied.
-                b'.' if rest.is_empty() => return Some(journal),
+        while !r.is_empty() {
+            match r.raw(1)? {
+                b"R" => journal.removed.push(PathBuf::from(os_string(r.bytes()?)?)),
+                b"W" => journal.written.push((r.string()?, r.string()?)),
                 _ => return None,
             }
         }
+        Some(journal)
     }
-}
-
-fn field(rest: &mut &[u8]) -> Option<Vec<u8>> {
-    let (len, tail) = rest.split_at_checked(4)?;
-    let len = u32::from_le_bytes(len.try_into().ok()?) as usize;
-    let (value, tail) = tail.split_at_checked(len)?;
-    *rest = tail;
-    Some(value.to_vec())
 }
 
 /// An OS string from bytes written by `OsStr::as_encoded_bytes` on this platform.
-fn os_string(bytes: Vec<u8>) -> Option<std::ffi::OsString> {
+fn os_string(bytes: &[u8]) -> Option<std::ffi::OsString> {
     #[cfg(unix)]
     {
-        Some(std::os::unix::ffi::OsStringExt::from_vec(bytes))
+        Some(std::os::unix::ffi::OsStringExt::from_vec(bytes.to_vec()))
     }
     #[cfg(not(unix))]
     {
-        String::from_utf8(bytes).ok().map(Into::into)
+        String::from_utf8(bytes.to_vec()).ok().map(Into::into)
     }
-}
-
-fn push(out: &mut Vec<u8>, value: &[u8]) {
-    out.extend_from_slice(&(value.len() as u32).to_le_bytes());
-    out.extend_from_slice(value);
 }
 
 #[cfg(test)]

@@ -73,8 +73,6 @@ pub(crate) struct Shared {
 
 pub(crate) struct LangShared {
     pub(crate) values: SharedValues,
-    /// A hash of each shared value, for the fingerprints of the pages that read it.
-    pub(crate) hashes: Vec<(&'static str, u128)>,
     dir: &'static str,
     digits: &'static str,
     home: String,
@@ -132,19 +130,9 @@ impl Shared {
                 })),
                 verify: Value::from_serializable(&verify_paths(config, &lang.code)),
             };
-            let hashes = values
-                .fields()
-                .into_iter()
-                .map(|(name, value)| {
-                    let mut h = Hasher::default();
-                    h.value(value);
-                    (name, h.digest())
-                })
-                .collect();
             per_lang.insert(
                 lang.code.clone(),
                 LangShared {
-                    hashes,
                     values,
                     dir: lang.dir,
                     digits: config.digits(&lang.code).name(),
@@ -203,7 +191,7 @@ impl Shared {
             })
             .collect();
         ctx.insert("switcher", &switcher);
-        // The shared values count in a fingerprint through their hashes (`hashes`).
+        // The shared values count in a fingerprint through their hashes (`Unchanged`).
         if let PageContext::Context(ctx) = &mut ctx {
             for (key, value) in l.values.fields() {
                 ctx.insert_value(key, value.clone());

@@ -27,11 +27,19 @@ pub(crate) struct Unchanged<'a> {
     seed: u128,
     /// Template -> the shared values it reads.
     reads: HashMap<String, Vec<&'static str>>,
+    /// Language -> a hash of each of its shared values, made once for every page.
+    shared: HashMap<String, Vec<(&'static str, u128)>>,
 }
 
 impl<'a> Unchanged<'a> {
     /// `options` names every build option that changes pages (`--base-url`, drafts, ...).
-    pub(crate) fn new(prior: &'a Prior, config: &Config, theme: &Theme, options: &str) -> Self {
+    pub(crate) fn new(
+        prior: &'a Prior,
+        config: &Config,
+        theme: &Theme,
+        shared: &Shared,
+        options: &str,
+    ) -> Self {
         let mut h = Hasher::default();
         h.text(&casebook_identity());
         let config_file = config.root.join(crate::config::CONFIG_FILE);
@@ -51,10 +59,23 @@ impl<'a> Unchanged<'a> {
                 (name, reads.used)
             })
             .collect();
+        let shared = shared
+            .per_lang
+            .iter()
+            .map(|(lang, values)| {
+                let hashes = values.values.fields().into_iter().map(|(name, value)| {
+                    let mut h = Hasher::default();
+                    h.value(value);
+                    (name, h.digest())
+                });
+                (lang.clone(), hashes.collect())
+            })
+            .collect();
         Unchanged {
             prior,
             seed: h.digest(),
             reads,
+            shared,
         }
     }
 
@@ -62,7 +83,6 @@ impl<'a> Unchanged<'a> {
     /// `None` for a template the theme lacks (rendering then reports it).
     pub(crate) fn fingerprint(
         &self,
-        shared: &Shared,
         template: &str,
         lang: &str,
         url_path: &str,
@@ -74,7 +94,7 @@ impl<'a> Unchanged<'a> {
         h.text(template);
         h.text(lang);
         h.text(url_path);
-        let hashes = &shared.per_lang.get(lang)?.hashes;
+        let hashes = self.shared.get(lang)?;
         for (name, hash) in hashes.iter().filter(|(name, _)| reads.contains(name)) {
             h.text(name);
             h.bytes(&hash.to_le_bytes());

@@ -261,155 +261,152 @@ impl<'a> Renderer<'a> {
 
     /// Renders one job, then rewrites its links and minifies it, so only the finished bytes
     /// of each page stay in memory.
-    fn render_one(&self, job: &Job) -> std::result::Result<Finished, Diagnostic> {
+    /// A job's source file and context, or (`hashing`) only a hash of its own values: an
+    /// unchanged page's values are never turned into template values.
+    fn context(&self, job: &Job, url_path: &str, hashing: bool) -> (PathBuf, PageContext) {
         let (config, corpus, prepared, views) =
             (self.config, self.corpus, self.prepared, self.views());
         let shared = self.shared;
+        let (template, lang) = (self.template(job), self.lang(job));
+        let mut made = match job {
+            Job::Page(i) => {
+                let p = &corpus.pages[*i];
+                let mut ctx = shared.context(lang, url_path, &views.translations(&p.meta), hashing);
+                ctx.insert("page", &views.page(&p.meta, &prepared.page_md[*i], Some(p)));
+                let s = &corpus.sections[p.section];
+                ctx.insert(
+                    "section",
+                    &views.item(&s.meta, &prepared.section_md[p.section], None),
+                );
+                (p.meta.source.clone(), ctx)
+            }
+            Job::Section { index, page } => {
+                let s = &corpus.sections[*index];
+                let translations = if *page == 1 {
+                    views.translations(&s.meta)
+                } else {
+                    Vec::new()
+                };
+                let mut ctx = shared.context(lang, url_path, &translations, hashing);
+                let mut view = Value::from_serializable(&views.page(
+                    &s.meta,
+                    &prepared.section_md[*index],
+                    None,
+                ));
+                let subsections: Vec<Value> = s
+                    .subsections
+                    .iter()
+                    .map(|&i| prepared.section_items[i].clone())
+                    .collect();
+                if let Some(map) = view.as_map().cloned() {
+                    let mut map = map;
+                    map.insert("subsections".into(), Value::from(subsections));
+                    map.insert(
+                        "is_case_collection".into(),
+                        Value::from(s.is_case_collection),
+                    );
+                    map.insert("page_count".into(), Value::from(s.pages.len()));
+                    view = Value::from(map);
+                }
+                ctx.insert_value("section", view);
+                let per_page = s.paginate_by.unwrap_or(config.paginate_by);
+                ctx.insert_value(
+                    "paginator",
+                    paginator(
+                        &s.meta.path,
+                        &s.pages,
+                        &prepared.items,
+                        &prepared.synthetic,
+                        per_page,
+                        *page,
+                    ),
+                );
+                (s.meta.source.clone(), ctx)
+            }
+            Job::FacetIndex { facet } => {
+                let translations = facet_translations(config, &prepared.facets, facet, &facet.path);
+                let mut ctx = shared.context(lang, url_path, &translations, hashing);
+                ctx.insert("facet", facet);
+                (facet.source.clone(), ctx)
+            }
+            Job::FacetValue { facet, value, page } => {
+                let translations = facet_translations(config, &prepared.facets, facet, url_path);
+                let mut ctx = shared.context(lang, url_path, &translations, hashing);
+                ctx.insert("facet", facet);
+                ctx.insert("value", value);
+                ctx.insert_value(
+                    "paginator",
+                    paginator(
+                        &value.path,
+                        &value.pages,
+                        &prepared.items,
+                        &prepared.synthetic,
+                        config.paginate_by,
+                        *page,
+                    ),
+                );
+                (facet.source.clone(), ctx)
+            }
+            Job::NotFound => (
+                PathBuf::from("404.html"),
+                shared.context(lang, url_path, &[], hashing),
+            ),
+            Job::Search { lang } => {
+                let translations: Vec<views::Link> = self
+                    .search
+                    .entries
+                    .keys()
+                    .filter(|l| l != lang)
+                    .map(|l| {
+                        views::Link::new(
+                            config,
+                            l,
+                            &format!("{}search/", config.language_prefix(l)),
+                        )
+                    })
+                    .collect();
+                let mut ctx = shared.context(lang, url_path, &translations, hashing);
+                // Only the search page names the index: every other page links the search
+                // page alone, so a new index does not change them.
+                ctx.insert(
+                    "search",
+                    &serde_json::json!({
+                        "path": url_path,
+                        "index": self.search.entries[*lang],
+                    }),
+                );
+                ctx.insert("portable", &self.options.portable);
+                (PathBuf::from("search.html"), ctx)
+            }
+            Job::Withdrawn(i) => {
+                let p = &corpus.withdrawn[*i];
+                let mut ctx = shared.context(lang, url_path, &views.translations(&p.meta), hashing);
+                ctx.insert("tombstone", &views.tombstone(p));
+                (p.meta.source.clone(), ctx)
+            }
+            Job::Verify { lang } => {
+                let translations: Vec<views::Link> = config
+                    .languages
+                    .iter()
+                    .filter(|l| l.code != *lang)
+                    .map(|l| views::Link::new(config, &l.code, &verify_page_path(config, &l.code)))
+                    .collect();
+                let ctx = shared.context(lang, url_path, &translations, hashing);
+                (PathBuf::from("verify.html"), ctx)
+            }
+        };
+        made.1.insert("template", template);
+        made
+    }
+
+    fn render_one(&self, job: &Job) -> std::result::Result<Finished, Diagnostic> {
+        let (config, shared) = (self.config, self.shared);
         let template = self.template(job);
         let url_path = self.url_path(job);
         let lang = self.lang(job);
-        // The context's values, or (`hashing`) only their hash: an unchanged page's values
-        // are never turned into template values.
-        let context = |hashing: bool| -> (PathBuf, PageContext) {
-            let mut made = match job {
-                Job::Page(i) => {
-                    let p = &corpus.pages[*i];
-                    let mut ctx =
-                        shared.context(lang, &url_path, &views.translations(&p.meta), hashing);
-                    ctx.insert("page", &views.page(&p.meta, &prepared.page_md[*i], Some(p)));
-                    let s = &corpus.sections[p.section];
-                    ctx.insert(
-                        "section",
-                        &views.item(&s.meta, &prepared.section_md[p.section], None),
-                    );
-                    (p.meta.source.clone(), ctx)
-                }
-                Job::Section { index, page } => {
-                    let s = &corpus.sections[*index];
-                    let translations = if *page == 1 {
-                        views.translations(&s.meta)
-                    } else {
-                        Vec::new()
-                    };
-                    let mut ctx = shared.context(lang, &url_path, &translations, hashing);
-                    let mut view = Value::from_serializable(&views.page(
-                        &s.meta,
-                        &prepared.section_md[*index],
-                        None,
-                    ));
-                    let subsections: Vec<Value> = s
-                        .subsections
-                        .iter()
-                        .map(|&i| prepared.section_items[i].clone())
-                        .collect();
-                    if let Some(map) = view.as_map().cloned() {
-                        let mut map = map;
-                        map.insert("subsections".into(), Value::from(subsections));
-                        map.insert(
-                            "is_case_collection".into(),
-                            Value::from(s.is_case_collection),
-                        );
-                        map.insert("page_count".into(), Value::from(s.pages.len()));
-                        view = Value::from(map);
-                    }
-                    ctx.insert_value("section", view);
-                    let per_page = s.paginate_by.unwrap_or(config.paginate_by);
-                    ctx.insert_value(
-                        "paginator",
-                        paginator(
-                            &s.meta.path,
-                            &s.pages,
-                            &prepared.items,
-                            &prepared.synthetic,
-                            per_page,
-                            *page,
-                        ),
-                    );
-                    (s.meta.source.clone(), ctx)
-                }
-                Job::FacetIndex { facet } => {
-                    let translations =
-                        facet_translations(config, &prepared.facets, facet, &facet.path);
-                    let mut ctx = shared.context(lang, &url_path, &translations, hashing);
-                    ctx.insert("facet", facet);
-                    (facet.source.clone(), ctx)
-                }
-                Job::FacetValue { facet, value, page } => {
-                    let translations =
-                        facet_translations(config, &prepared.facets, facet, &url_path);
-                    let mut ctx = shared.context(lang, &url_path, &translations, hashing);
-                    ctx.insert("facet", facet);
-                    ctx.insert("value", value);
-                    ctx.insert_value(
-                        "paginator",
-                        paginator(
-                            &value.path,
-                            &value.pages,
-                            &prepared.items,
-                            &prepared.synthetic,
-                            config.paginate_by,
-                            *page,
-                        ),
-                    );
-                    (facet.source.clone(), ctx)
-                }
-                Job::NotFound => (
-                    PathBuf::from("404.html"),
-                    shared.context(lang, &url_path, &[], hashing),
-                ),
-                Job::Search { lang } => {
-                    let translations: Vec<views::Link> = self
-                        .search
-                        .entries
-                        .keys()
-                        .filter(|l| l != lang)
-                        .map(|l| {
-                            views::Link::new(
-                                config,
-                                l,
-                                &format!("{}search/", config.language_prefix(l)),
-                            )
-                        })
-                        .collect();
-                    let mut ctx = shared.context(lang, &url_path, &translations, hashing);
-                    // Only the search page names the index: every other page links the search
-                    // page alone, so a new index does not change them.
-                    ctx.insert(
-                        "search",
-                        &serde_json::json!({
-                            "path": url_path,
-                            "index": self.search.entries[*lang],
-                        }),
-                    );
-                    ctx.insert("portable", &self.options.portable);
-                    (PathBuf::from("search.html"), ctx)
-                }
-                Job::Withdrawn(i) => {
-                    let p = &corpus.withdrawn[*i];
-                    let mut ctx =
-                        shared.context(lang, &url_path, &views.translations(&p.meta), hashing);
-                    ctx.insert("tombstone", &views.tombstone(p));
-                    (p.meta.source.clone(), ctx)
-                }
-                Job::Verify { lang } => {
-                    let translations: Vec<views::Link> = config
-                        .languages
-                        .iter()
-                        .filter(|l| l.code != *lang)
-                        .map(|l| {
-                            views::Link::new(config, &l.code, &verify_page_path(config, &l.code))
-                        })
-                        .collect();
-                    let ctx = shared.context(lang, &url_path, &translations, hashing);
-                    (PathBuf::from("verify.html"), ctx)
-                }
-            };
-            made.1.insert("template", template);
-            made
-        };
         let fingerprint = self.unchanged.and_then(|u| {
-            let own = context(true).1.into_hash()?;
-            u.fingerprint(shared, template, lang, &url_path, own)
+            let own = self.context(job, &url_path, true).1.into_hash()?;
+            u.fingerprint(template, lang, &url_path, own)
         });
         if let (Some(unchanged), Some(fingerprint)) = (self.unchanged, fingerprint) {
             if let Some(output) = unchanged
@@ -423,7 +420,7 @@ impl<'a> Renderer<'a> {
                 });
             }
         }
-        let (source, ctx) = context(false);
+        let (source, ctx) = self.context(job, &url_path, false);
         let Some(ctx) = ctx.into_context() else {
             unreachable!("a context made for rendering");
         };

@@ -221,7 +221,7 @@ impl Proof {
         let mut supplied = self.hashes.iter();
         let mut next_hash = || -> Result<Hash, String> {
             let text = supplied.next().ok_or("the proof has too few hashes")?;
-            unhex(text).ok_or_else(|| format!("`{text}` is not a SHA-256 hash"))
+            crate::images::unhex(text).ok_or_else(|| format!("`{text}` is not a SHA-256 hash"))
         };
         let mut width = self.leaf_count;
         while width > 1 {
@@ -257,17 +257,6 @@ impl Proof {
 
 fn hex(bytes: &Hash) -> String {
     crate::images::hex(bytes)
-}
-
-fn unhex(text: &str) -> Option<Hash> {
-    if text.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
 }
 
 #[cfg(test)]

@@ -408,7 +408,7 @@ impl Session {
             .map(|prior| {
                 let o = &self.options;
                 let options = format!("{:?}", (&o.base_url, o.drafts, o.portable));
-                render::Unchanged::new(prior, &config, &theme, &options)
+                render::Unchanged::new(prior, &config, &theme, &shared, &options)
             });
         let renderer = Renderer {
             config: &config,
