@@ -476,7 +476,8 @@ fn a_rebuild_renders_and_writes_only_what_its_changes_touch() {
     let edited = site.build();
     let (rendered, changed) = rendered_and_changed(edited.success());
     assert!((1..6).contains(&rendered), "{}", edited.stdout);
-    assert!((1..15).contains(&changed), "{}", edited.stdout);
+    // (In a site this small, every proof shares the one Merkle chunk.)
+    assert!((1..17).contains(&changed), "{}", edited.stdout);
     assert!(site.file("cases/c-002/index.html").contains("corrected"));
     let fresh = SiteTest::fixture("minimal").edit(
         "content/cases/c-002/index.md",
@@ -503,6 +504,74 @@ fn a_rebuild_renders_and_writes_only_what_its_changes_touch() {
         site.file("about/index.html")
             .contains("https://mirror.example.org/archive/")
     );
+}
+
+#[test]
+fn a_one_case_edit_rewrites_only_the_proofs_that_share_its_merkle_chunks() {
+    // Enough cases for several chunks of 64 leaves: a proof stops at its chunks, so an edit
+    // elsewhere leaves it as it was, while the root and the chunk list move.
+    let mut site = SiteTest::fixture("minimal");
+    for n in 0..300 {
+        site = site.write(
+            &format!("content/cases/m-{n:03}/index.md"),
+            &format!(
+                "+++\ntitle = \"Case m-{n:03}\"\ncase_id = \"m-{n:03}\"\nnumber = {}\nbranch = \"215\"\nphotographed = 2012-03-04\nindicators = [\"beating\"]\nsynthetic = true\n+++\n\nNarrative of m-{n:03}.\n",
+                1000 + n
+            ),
+        );
+    }
+    site.build().success();
+    let proofs = |site: &SiteTest| tree(&site.public().join("verify/proofs"));
+    let leaves = |site: &SiteTest| -> Vec<serde_json::Value> {
+        let manifest: serde_json::Value =
+            serde_json::from_str(&site.file("manifest.json")).unwrap();
+        manifest["files"].as_array().unwrap().clone()
+    };
+    let (proofs_before, leaves_before) = (proofs(&site), leaves(&site));
+    let chunks_before = site.file("verify/chunks.json");
+    let site = site.edit(
+        "content/cases/m-200/index.md",
+        "Narrative of m-200.",
+        "Narrative of m-200, corrected.",
+    );
+    let edited = site.build();
+    let (_, changed) = rendered_and_changed(edited.success());
+    let (proofs_after, leaves_after) = (proofs(&site), leaves(&site));
+    assert_eq!(leaves_before.len(), leaves_after.len());
+    assert_ne!(site.file("verify/chunks.json"), chunks_before);
+    // Exactly the proofs with a leaf in a chunk where a file changed are written again.
+    let touched: std::collections::BTreeSet<u64> = leaves_before
+        .iter()
+        .zip(&leaves_after)
+        .enumerate()
+        .filter(|(_, (b, a))| b != a)
+        .map(|(i, _)| i as u64 / 64)
+        .collect();
+    assert!(!touched.is_empty());
+    assert_eq!(proofs_before.len(), proofs_after.len());
+    let mut rewritten = 0;
+    for ((path, before), (_, after)) in proofs_before.iter().zip(&proofs_after) {
+        let proof: serde_json::Value = serde_json::from_slice(after).unwrap();
+        let mut indices: Vec<u64> = proof["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["index"].as_u64().unwrap())
+            .collect();
+        indices.push(proof["case_index"].as_u64().unwrap());
+        let shares = indices.iter().any(|i| touched.contains(&(i / 64)));
+        assert_eq!(before != after, shares, "{path}");
+        rewritten += usize::from(shares);
+    }
+    assert!(
+        rewritten < proofs_before.len() / 2,
+        "{rewritten} of {} proofs changed",
+        proofs_before.len()
+    );
+    assert!(changed < 15 + rewritten, "{}", edited.stdout);
+    // The untouched proofs still lead to the new root: the whole folder verifies.
+    site.run(&["verify", &site.public().to_string_lossy()])
+        .success();
 }
 
 #[test]

@@ -247,13 +247,14 @@ fn incremental_rebuilds_equal_full_builds_after_every_kind_of_edit() {
         vec!["themes/default/static/casebook.css"]
     });
     assert_eq!(update.rendered, 0);
-    // The style sheet's new hash changes the Merkle root, which every case's proof names.
+    // The style sheet's new hash changes the Merkle root and the chunk list, and the proofs
+    // of the cases whose files share the style sheet's chunk.
     assert_eq!(
-        update.changed[..2],
-        ["casebook.css".to_string(), "manifest.json".to_string()]
+        update.changed[..3],
+        ["casebook.css", "manifest.json", "verify/chunks.json"].map(String::from)
     );
     assert!(
-        update.changed[2..]
+        update.changed[3..]
             .iter()
             .all(|p| p.starts_with("verify/proofs/") && p.ends_with(".json")),
         "{:?}",

@@ -368,15 +368,34 @@ fn one_case_verifies_through_its_proof_in_a_folder_and_over_http() {
     std::fs::write(&proof_path, forged.to_string()).unwrap();
     verify(&public(&site), &line, &["--case", "c-001"])
         .failure(1)
-        .stderr_has("leads to the Merkle root");
+        .stderr_has("leads to a chunk");
     verify(&url, &line, &["--case", "c-001"])
         .failure(1)
-        .stderr_has("leads to the Merkle root");
+        .stderr_has("leads to a chunk");
     // The whole-folder check reads every proof too.
     verify(&public(&site), &line, &[])
         .failure(1)
         .stderr_has("c-001.json");
     std::fs::write(&proof_path, text).unwrap();
+
+    // A chunk list made to agree with a forged proof no longer leads to the signed root.
+    let chunks_path = site.public().join("verify/chunks.json");
+    let chunks_text = std::fs::read_to_string(&chunks_path).unwrap();
+    let mut chunks: serde_json::Value = serde_json::from_str(&chunks_text).unwrap();
+    chunks["chunks"][0] = serde_json::Value::from("1".repeat(64));
+    std::fs::write(&chunks_path, chunks.to_string()).unwrap();
+    verify(&url, &line, &["--case", "c-001"])
+        .failure(1)
+        .stderr_has("chunk list");
+    verify(&public(&site), &line, &[])
+        .failure(1)
+        .stderr_has("chunks.json");
+    std::fs::write(&chunks_path, &chunks_text).unwrap();
+    std::fs::remove_file(&chunks_path).unwrap();
+    verify(&url, &line, &["--case", "c-001"])
+        .failure(1)
+        .stderr_has("no Merkle chunk list");
+    std::fs::write(&chunks_path, chunks_text).unwrap();
 
     // Files the manifest does not list are reported.
     std::fs::write(

@@ -14,8 +14,13 @@
 //!   passing for a node;
 //! - each level pairs neighbours left to right; an odd last node is carried up unchanged.
 //!
-//! A proof lists its files (with their leaf indices), its case leaf's index, and the sibling
-//! hashes it needs, in the order a level-by-level walk from the leaves upwards uses them.
+//! The tree is cut into chunks of 64 leaves: the nodes six levels up, which
+//! `verify/chunks.json` lists. A proof lists its files (with their leaf indices), its case
+//! leaf's index, and the sibling hashes that lead them up to their chunks, in the order a
+//! level-by-level walk from the leaves upwards uses them; the chunk list leads on to the
+//! root. A proof therefore names neither the root nor other chunks: an edit elsewhere in
+//! the archive leaves it byte for byte as it was, and only the proofs that share a chunk
+//! with a changed file are written again.
 
 use std::collections::BTreeMap;
 
@@ -25,7 +30,12 @@ use sha2::{Digest, Sha256};
 use crate::images::manifest::{CaseRecord, FileRecord};
 
 /// The format name written in every proof.
-pub(crate) const PROOF_FORMAT: &str = "casebook-merkle-proof-2";
+pub(crate) const PROOF_FORMAT: &str = "casebook-merkle-proof-3";
+/// The format name of the chunk list.
+pub(crate) const CHUNKS_FORMAT: &str = "casebook-merkle-chunks-1";
+/// Leaves per chunk: the nodes `CHUNK_LEVEL` levels above the leaves.
+pub(crate) const CHUNK_SIZE: usize = 1 << CHUNK_LEVEL;
+const CHUNK_LEVEL: usize = 6;
 
 type Hash = [u8; 32];
 
@@ -103,11 +113,22 @@ impl Tree {
         self.root.clone()
     }
 
-    /// The sibling hashes that lead the leaves at `indices` (sorted, distinct) to the root.
+    /// The levels from the leaves up to, not including, the chunks.
+    fn below_chunks(&self) -> &[Vec<Hash>] {
+        &self.levels[..CHUNK_LEVEL.min(self.levels.len() - 1)]
+    }
+
+    /// The chunks' roots, in order (the root itself when there is only one).
+    pub(crate) fn chunk_roots(&self) -> &[Hash] {
+        &self.levels[self.below_chunks().len()]
+    }
+
+    /// The sibling hashes that lead the leaves at `indices` (sorted, distinct) up to
+    /// their chunks.
     pub(crate) fn proof_hashes(&self, indices: &[usize]) -> Vec<String> {
         let mut hashes = Vec::new();
         let mut known: Vec<usize> = indices.to_vec();
-        for level in &self.levels[..self.levels.len().saturating_sub(1)] {
+        for level in self.below_chunks() {
             let mut above = Vec::with_capacity(known.len());
             let mut i = 0;
             while i < known.len() {
@@ -128,13 +149,13 @@ impl Tree {
 }
 
 /// The proof of one case: its files as the manifest lists them, and the hashes that lead
-/// them to the root.
+/// them up to their chunks.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub(crate) struct Proof {
     pub(crate) format: String,
     pub(crate) case: String,
-    pub(crate) root: String,
     pub(crate) leaf_count: usize,
+    pub(crate) chunk_size: usize,
     /// The index of the case's own leaf, after the file leaves.
     pub(crate) case_index: usize,
     pub(crate) files: Vec<ProvenFile>,
@@ -147,6 +168,67 @@ pub(crate) struct ProvenFile {
     pub(crate) path: String,
     pub(crate) sha256: String,
     pub(crate) size: u64,
+}
+
+/// `verify/chunks.json`: every chunk's root, and the root they lead to.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct Chunks {
+    pub(crate) format: String,
+    pub(crate) root: String,
+    pub(crate) leaf_count: usize,
+    pub(crate) chunk_size: usize,
+    pub(crate) chunks: Vec<String>,
+}
+
+impl Chunks {
+    pub(crate) fn new(tree: &Tree) -> Chunks {
+        Chunks {
+            format: CHUNKS_FORMAT.into(),
+            root: tree.root(),
+            leaf_count: tree.levels[0].len(),
+            chunk_size: CHUNK_SIZE,
+            chunks: tree.chunk_roots().iter().map(hex).collect(),
+        }
+    }
+
+    /// The root the chunks lead to (which must also be the `root` they name), or why they
+    /// lead nowhere.
+    pub(crate) fn computed_root(&self) -> Result<String, String> {
+        if self.format != CHUNKS_FORMAT {
+            return Err(format!("unknown chunk list format `{}`", self.format));
+        }
+        if self.chunk_size != CHUNK_SIZE {
+            return Err(format!(
+                "chunks of {} leaves, not {CHUNK_SIZE}",
+                self.chunk_size
+            ));
+        }
+        if self.chunks.len() != self.leaf_count.div_ceil(CHUNK_SIZE) {
+            return Err(format!(
+                "{} chunks for {} leaves",
+                self.chunks.len(),
+                self.leaf_count
+            ));
+        }
+        if self.chunks.is_empty() {
+            return Ok(hex(&Sha256::digest(b"").into()));
+        }
+        let mut known = BTreeMap::new();
+        for (i, text) in self.chunks.iter().enumerate() {
+            known.insert(i, unhex(text)?);
+        }
+        let top = climb(known, self.chunks.len(), usize::MAX, &mut || {
+            Err("a chunk is missing".into())
+        })?;
+        let root = hex(&top[&0]);
+        if root != self.root {
+            return Err(format!(
+                "the chunks lead to the Merkle root {root}, not to the {} they name",
+                self.root
+            ));
+        }
+        Ok(root)
+    }
 }
 
 impl Proof {
@@ -166,8 +248,8 @@ impl Proof {
         Proof {
             format: PROOF_FORMAT.into(),
             case: case.into(),
-            root: tree.root(),
             leaf_count: tree.levels[0].len(),
+            chunk_size: CHUNK_SIZE,
             case_index,
             files: indices
                 .iter()
@@ -182,11 +264,31 @@ impl Proof {
         }
     }
 
-    /// The root the proof's files and hashes lead to, or why they lead nowhere.
-    pub(crate) fn computed_root(&self) -> Result<String, String> {
+    /// The root the proof's files and hashes lead to through `chunks`, or why they lead
+    /// nowhere.
+    pub(crate) fn computed_root(&self, chunks: &Chunks) -> Result<String, String> {
         if self.format != PROOF_FORMAT {
             return Err(format!("unknown proof format `{}`", self.format));
         }
+        if self.leaf_count != chunks.leaf_count || self.chunk_size != chunks.chunk_size {
+            return Err(format!(
+                "the proof counts {} leaves in chunks of {}, the chunk list {} in chunks of {}",
+                self.leaf_count, self.chunk_size, chunks.leaf_count, chunks.chunk_size
+            ));
+        }
+        let root = chunks.computed_root()?;
+        for (index, hash) in self.chunk_hashes()? {
+            if chunks.chunks.get(index) != Some(&hex(&hash)) {
+                return Err(format!(
+                    "the proof leads to a chunk {index} that the chunk list does not have: a file it lists or one of its hashes was changed"
+                ));
+            }
+        }
+        Ok(root)
+    }
+
+    /// The roots of the chunks the proof's leaves are in, by chunk index.
+    fn chunk_hashes(&self) -> Result<BTreeMap<usize, Hash>, String> {
         let mut known: BTreeMap<usize, Hash> = BTreeMap::new();
         let mut previous = None;
         for f in &self.files {
@@ -220,39 +322,55 @@ impl Proof {
         known.insert(self.case_index, case_leaf(&self.case, paths));
         let mut supplied = self.hashes.iter();
         let mut next_hash = || -> Result<Hash, String> {
-            let text = supplied.next().ok_or("the proof has too few hashes")?;
-            crate::images::unhex(text).ok_or_else(|| format!("`{text}` is not a SHA-256 hash"))
+            unhex(supplied.next().ok_or("the proof has too few hashes")?)
         };
-        let mut width = self.leaf_count;
-        while width > 1 {
-            let mut above = BTreeMap::new();
-            let entries: Vec<(usize, Hash)> = known.into_iter().collect();
-            let mut i = 0;
-            while i < entries.len() {
-                let (k, h) = entries[i];
-                let parent = if k % 2 == 0 {
-                    match entries.get(i + 1) {
-                        Some(&(r, right)) if r == k + 1 => {
-                            i += 1;
-                            node(&h, &right)
-                        }
-                        _ if k + 1 < width => node(&h, &next_hash()?),
-                        _ => h,
-                    }
-                } else {
-                    node(&next_hash()?, &h)
-                };
-                above.insert(k / 2, parent);
-                i += 1;
-            }
-            known = above;
-            width = width.div_ceil(2);
-        }
+        let known = climb(known, self.leaf_count, CHUNK_LEVEL, &mut next_hash)?;
         if supplied.next().is_some() {
             return Err("the proof has more hashes than its files need".into());
         }
-        Ok(hex(&known[&0]))
+        Ok(known)
     }
+}
+
+/// Walks the known nodes of a level of `width` up `levels` levels (or to the root, if it is
+/// nearer), taking each missing sibling from `next_hash` in the documented order.
+fn climb(
+    mut known: BTreeMap<usize, Hash>,
+    mut width: usize,
+    levels: usize,
+    next_hash: &mut dyn FnMut() -> Result<Hash, String>,
+) -> Result<BTreeMap<usize, Hash>, String> {
+    let mut level = 0;
+    while width > 1 && level < levels {
+        let mut above = BTreeMap::new();
+        let entries: Vec<(usize, Hash)> = known.into_iter().collect();
+        let mut i = 0;
+        while i < entries.len() {
+            let (k, h) = entries[i];
+            let parent = if k % 2 == 0 {
+                match entries.get(i + 1) {
+                    Some(&(r, right)) if r == k + 1 => {
+                        i += 1;
+                        node(&h, &right)
+                    }
+                    _ if k + 1 < width => node(&h, &next_hash()?),
+                    _ => h,
+                }
+            } else {
+                node(&next_hash()?, &h)
+            };
+            above.insert(k / 2, parent);
+            i += 1;
+        }
+        known = above;
+        width = width.div_ceil(2);
+        level += 1;
+    }
+    Ok(known)
+}
+
+fn unhex(text: &str) -> Result<Hash, String> {
+    crate::images::unhex(text).ok_or_else(|| format!("`{text}` is not a SHA-256 hash"))
 }
 
 fn hex(bytes: &Hash) -> String {
@@ -289,23 +407,28 @@ mod tests {
                 };
                 let tree = Tree::new(&files, &[case, other]);
                 let proof = Proof::new(&tree, &files, "c", n, &indices);
+                let chunks = Chunks::new(&tree);
                 assert_eq!(
-                    proof.computed_root().unwrap(),
+                    proof.computed_root(&chunks).unwrap(),
                     tree.root(),
                     "n={n} {indices:?}"
                 );
                 let mut tampered = proof.clone();
                 tampered.files[0].size += 1;
-                assert_ne!(tampered.computed_root().ok(), Some(tree.root()));
+                assert_ne!(tampered.computed_root(&chunks).ok(), Some(tree.root()));
                 // A file left out, or the case renamed, no longer matches the case leaf.
                 // Even with every sibling hash made right for the smaller set.
                 if indices.len() > 1 {
                     let fewer = Proof::new(&tree, &files, "c", n, &indices[1..]);
-                    assert_ne!(fewer.computed_root().ok(), Some(tree.root()), "{indices:?}");
+                    assert_ne!(
+                        fewer.computed_root(&chunks).ok(),
+                        Some(tree.root()),
+                        "{indices:?}"
+                    );
                 }
                 let mut renamed = proof.clone();
                 renamed.case = "d".into();
-                assert_ne!(renamed.computed_root().ok(), Some(tree.root()));
+                assert_ne!(renamed.computed_root(&chunks).ok(), Some(tree.root()));
             }
         }
     }
@@ -336,20 +459,120 @@ mod tests {
         };
         let tree = Tree::new(&files, &[case]);
         let proof = Proof::new(&tree, &files, "c", 7, &[2, 5]);
+        let chunks = Chunks::new(&tree);
         let mut short = proof.clone();
         short.hashes.pop();
-        assert!(short.computed_root().unwrap_err().contains("too few"));
+        assert!(
+            short
+                .computed_root(&chunks)
+                .unwrap_err()
+                .contains("too few")
+        );
         let mut long = proof.clone();
         long.hashes.push(proof.hashes[0].clone());
-        assert!(long.computed_root().unwrap_err().contains("more hashes"));
+        assert!(
+            long.computed_root(&chunks)
+                .unwrap_err()
+                .contains("more hashes")
+        );
         let mut changed = proof.clone();
         changed.hashes[0] = format!("{:064x}", 1);
-        assert_ne!(changed.computed_root().unwrap(), tree.root());
+        assert!(
+            changed
+                .computed_root(&chunks)
+                .unwrap_err()
+                .contains("chunk 0")
+        );
         let mut moved = proof.clone();
         moved.files[0].index = 3;
-        assert_ne!(moved.computed_root().ok(), Some(tree.root()));
+        assert_ne!(moved.computed_root(&chunks).ok(), Some(tree.root()));
         let mut twice = proof;
         twice.files[1] = twice.files[0].clone();
-        assert!(twice.computed_root().unwrap_err().contains("order"));
+        assert!(twice.computed_root(&chunks).unwrap_err().contains("order"));
+    }
+
+    /// A tree of several chunks: `n` files and one case over the files at `indices`.
+    fn chunked(n: usize, indices: &[usize]) -> (Vec<FileRecord>, Tree, Proof) {
+        let files = files(n);
+        let case = CaseRecord {
+            case: "c".into(),
+            files: indices.iter().map(|&i| files[i].path.clone()).collect(),
+        };
+        let tree = Tree::new(&files, &[case]);
+        let proof = Proof::new(&tree, &files, "c", n, indices);
+        (files, tree, proof)
+    }
+
+    #[test]
+    fn proofs_across_chunks_lead_to_the_root_and_ignore_other_chunks() {
+        for n in [63, 64, 65, 127, 128, 129, 300, 1000] {
+            let indices = [0, CHUNK_SIZE / 2, n - 1];
+            let indices: Vec<usize> = indices.into_iter().filter(|&i| i < n).collect();
+            let (mut files, tree, proof) = chunked(n, &indices);
+            let chunks = Chunks::new(&tree);
+            assert_eq!(chunks.chunks.len(), (n + 1).div_ceil(CHUNK_SIZE));
+            assert_eq!(chunks.computed_root().unwrap(), tree.root(), "n={n}");
+            assert_eq!(proof.computed_root(&chunks).unwrap(), tree.root(), "n={n}");
+            // A file in a chunk the case does not touch moves the root, not the proof.
+            let case_chunks: Vec<usize> =
+                indices.iter().chain([&n]).map(|i| i / CHUNK_SIZE).collect();
+            if let Some(other) = (0..n).find(|i| !case_chunks.contains(&(i / CHUNK_SIZE))) {
+                files[other].size += 1;
+                let case = CaseRecord {
+                    case: "c".into(),
+                    files: indices.iter().map(|&i| files[i].path.clone()).collect(),
+                };
+                let edited = Tree::new(&files, &[case]);
+                assert_ne!(edited.root(), tree.root());
+                assert_eq!(
+                    Proof::new(&edited, &files, "c", n, &indices),
+                    proof,
+                    "n={n}"
+                );
+                // The old chunk list no longer leads to the new root; the new one does.
+                let new_chunks = Chunks::new(&edited);
+                assert_eq!(proof.computed_root(&new_chunks).unwrap(), edited.root());
+            }
+        }
+    }
+
+    #[test]
+    fn a_changed_chunk_list_or_proof_fails() {
+        let (_, tree, proof) = chunked(300, &[3, 70, 299]);
+        let chunks = Chunks::new(&tree);
+        // A chunk the proof covers, changed: the chunks no longer lead to their root.
+        let mut changed = chunks.clone();
+        changed.chunks[1] = format!("{:064x}", 1);
+        assert!(changed.computed_root().unwrap_err().contains("not to the"));
+        // ...and a consistent forgery (its root made again) disagrees with the proof.
+        let mut roots: Vec<Hash> = changed.chunks.iter().map(|h| unhex(h).unwrap()).collect();
+        while roots.len() > 1 {
+            roots = roots
+                .chunks(2)
+                .map(|p| {
+                    if p.len() == 2 {
+                        node(&p[0], &p[1])
+                    } else {
+                        p[0]
+                    }
+                })
+                .collect();
+        }
+        changed.root = hex(&roots[0]);
+        assert!(
+            proof
+                .computed_root(&changed)
+                .unwrap_err()
+                .contains("chunk 1")
+        );
+        let mut short = chunks.clone();
+        short.chunks.pop();
+        assert!(short.computed_root().unwrap_err().contains("chunks for"));
+        let mut counted = proof.clone();
+        counted.leaf_count += 1;
+        assert!(counted.computed_root(&chunks).is_err());
+        let mut old = proof;
+        old.format = "casebook-merkle-proof-2".into();
+        assert!(old.computed_root(&chunks).unwrap_err().contains("format"));
     }
 }

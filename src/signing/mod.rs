@@ -24,6 +24,8 @@ use crate::error::{Diagnostic, Error, Result};
 pub(crate) const SIGNATURE_FILE: &str = "manifest.json.minisig";
 /// Per-case Merkle proofs: `verify/proofs/<case id>.json`.
 pub(crate) const PROOFS_DIR: &str = "verify/proofs/";
+/// The roots of the Merkle tree's chunks, which lead every proof on to the root.
+pub(crate) const CHUNKS_FILE: &str = "verify/chunks.json";
 /// The site's public key, in minisign's `.pub` format.
 pub(crate) const PUBLIC_KEY_FILE: &str = ".well-known/casebook.pub";
 /// Where `casebook keygen DIR` puts the key pair.

@@ -12,8 +12,10 @@ use crate::config::Config;
 use crate::error::{Diagnostic, Error, Result};
 use crate::images::manifest::{CaseRecord, Manifest, WithdrawnRecord};
 use crate::output::{self, Output};
-use crate::signing::merkle::{Proof, Tree};
-use crate::signing::{PROOFS_DIR, PUBLIC_KEY_FILE, Release, SIGNATURE_FILE, SigningKey};
+use crate::signing::merkle::{Chunks, Proof, Tree};
+use crate::signing::{
+    CHUNKS_FILE, PROOFS_DIR, PUBLIC_KEY_FILE, Release, SIGNATURE_FILE, SigningKey,
+};
 
 /// How a build signs its manifest (`casebook build --sign`).
 #[derive(Debug, Clone)]
@@ -61,6 +63,7 @@ pub(super) fn check_key(config: &Config, signing: &Signing) -> Result<()> {
 pub(crate) fn is_unlisted(path: &str) -> bool {
     path == crate::images::manifest::MANIFEST
         || path == SIGNATURE_FILE
+        || path == CHUNKS_FILE
         || path.starts_with(PROOFS_DIR)
 }
 
@@ -117,10 +120,10 @@ pub(super) fn case_records(state: &State) -> Vec<CaseRecord> {
         .collect()
 }
 
-/// One proof per case, at `verify/proofs/<id>.json`.
+/// One proof per case, at `verify/proofs/<id>.json`, and the chunk list they lead through.
 pub(super) fn proofs(tree: &Tree, manifest: &Manifest) -> Vec<Output> {
     let files = &manifest.files;
-    manifest
+    let mut made: Vec<Output> = manifest
         .cases
         .par_iter()
         .enumerate()
@@ -136,7 +139,11 @@ pub(super) fn proofs(tree: &Tree, manifest: &Manifest) -> Vec<Output> {
             bytes.push(b'\n');
             Output::bytes(format!("{PROOFS_DIR}{}.json", case.case), bytes)
         })
-        .collect()
+        .collect();
+    let mut chunks = serde_json::to_vec(&Chunks::new(tree)).expect("the chunk list serialises");
+    chunks.push(b'\n');
+    made.push(Output::bytes(CHUNKS_FILE, chunks));
+    made
 }
 
 /// `manifest.json.minisig`: the signature of the manifest's bytes.

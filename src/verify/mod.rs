@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use crate::error::{Diagnostic, Error, Result};
 use crate::images::hex;
 use crate::images::manifest::{FileRecord, MANIFEST, Manifest};
-use crate::signing::merkle::{Proof, Tree};
-use crate::signing::{self, PROOFS_DIR, PublicKey, Release, SIGNATURE_FILE};
+use crate::signing::merkle::{Chunks, Proof, Tree};
+use crate::signing::{self, CHUNKS_FILE, PROOFS_DIR, PublicKey, Release, SIGNATURE_FILE};
 
 /// What to check.
 #[derive(Debug, Clone, Default)]
@@ -307,7 +307,8 @@ fn check_file(copy: &Copy, f: &FileRecord) -> Option<Diagnostic> {
     }
 }
 
-/// Files in the folder the manifest does not list, and proofs that do not lead to `root`.
+/// Files in the folder the manifest does not list, and proofs (with the chunk list they go
+/// through) that do not lead to `root`.
 fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagnostic> {
     let listed: BTreeSet<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
     let mut problems = Vec::new();
@@ -327,10 +328,25 @@ fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagn
             .replace('\\', "/");
         if rel.starts_with(PROOFS_DIR) && rel.ends_with(".json") {
             proofs.push(entry.into_path());
-        } else if rel != MANIFEST && rel != SIGNATURE_FILE && !listed.contains(rel.as_str()) {
+        } else if rel != MANIFEST
+            && rel != SIGNATURE_FILE
+            && rel != CHUNKS_FILE
+            && !listed.contains(rel.as_str())
+        {
             problems.push(Diagnostic::new(entry.path(), "not listed in the manifest"));
         }
     }
+    if proofs.is_empty() {
+        return problems;
+    }
+    let chunks_at = dir.join(CHUNKS_FILE);
+    let chunks = match read_chunks(&chunks_at, root) {
+        Ok(chunks) => chunks,
+        Err(m) => {
+            problems.push(Diagnostic::new(&chunks_at, m));
+            return problems;
+        }
+    };
     problems.par_extend(proofs.par_iter().filter_map(|path| {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
@@ -338,7 +354,7 @@ fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagn
         };
         let problem = match serde_json::from_slice::<Proof>(&bytes) {
             Err(e) => format!("not a Merkle proof: {e}"),
-            Ok(proof) => match proof_problem(&proof, root) {
+            Ok(proof) => match proof_problem(&proof, &chunks, root) {
                 None => match listed_differently(&proof, manifest) {
                     None => return None,
                     Some(m) => m,
@@ -351,9 +367,28 @@ fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagn
     problems
 }
 
-/// Why a proof does not lead to `root`, if it does not.
-fn proof_problem(proof: &Proof, root: &str) -> Option<String> {
-    match proof.computed_root() {
+/// The chunk list in a folder, if it leads to `root`.
+fn read_chunks(path: &Path, root: &str) -> std::result::Result<Chunks, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read the chunk list: {e}"))?;
+    parse_chunks(&bytes, root)
+}
+
+/// A chunk list, if it is one and leads to `root`.
+fn parse_chunks(bytes: &[u8], root: &str) -> std::result::Result<Chunks, String> {
+    let chunks: Chunks =
+        serde_json::from_slice(bytes).map_err(|e| format!("not a Merkle chunk list: {e}"))?;
+    match chunks.computed_root() {
+        Err(m) => Err(format!("the chunk list is broken: {m}")),
+        Ok(r) if r != root => Err(format!(
+            "the chunk list leads to the Merkle root {r}, not to {root}"
+        )),
+        Ok(_) => Ok(chunks),
+    }
+}
+
+/// Why a proof does not lead to `root` through `chunks`, if it does not.
+fn proof_problem(proof: &Proof, chunks: &Chunks, root: &str) -> Option<String> {
+    match proof.computed_root(chunks) {
         Err(m) => Some(format!("the proof is broken: {m}")),
         Ok(r) if r != root => Some(format!(
             "the proof leads to the Merkle root {r}, not to {root}: a file it lists or one of its hashes was changed"
@@ -416,7 +451,15 @@ fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verifi
         Some(s) => s.release.merkle_root.clone(),
         None => parse_manifest(copy, &copy.manifest()?)?.merkle_root,
     };
-    if let Some(m) = proof_problem(&proof, &root) {
+    let chunks_at = copy.locate(CHUNKS_FILE);
+    let chunk_bytes = copy.required(
+        CHUNKS_FILE,
+        PROOF_LIMIT,
+        "no Merkle chunk list, which every proof leads through",
+    )?;
+    let chunks = parse_chunks(&chunk_bytes, &root)
+        .map_err(|m| Error::one(Diagnostic::new(&chunks_at, m)))?;
+    if let Some(m) = proof_problem(&proof, &chunks, &root) {
         return Err(Error::one(Diagnostic::new(&at, m)));
     }
     if proof.case != case {

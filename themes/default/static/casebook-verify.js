@@ -66,14 +66,16 @@
     return sha256(concat([new Uint8Array([1]), l, r]));
   }
 
+  var CHUNK_LEVEL = 6;
+  var hexHash = /^[0-9a-f]{64}$/;
+
   // Refuses what the documented format does not allow, before any hashing: indices must be
   // whole, in range, ascending and distinct, and hashes SHA-256 hex.
-  function wellFormed(proof, id) {
-    var hexHash = /^[0-9a-f]{64}$/;
+  function wellFormed(proof, id, chunks) {
     var n = proof.leaf_count;
-    if (proof.format !== "casebook-merkle-proof-2" || proof.case !== id) return false;
+    if (proof.format !== "casebook-merkle-proof-3" || proof.case !== id) return false;
     if (!Number.isInteger(n) || n < 1 || !Number.isInteger(proof.case_index)) return false;
-    if (proof.case_index < 0 || proof.case_index >= n) return false;
+    if (proof.chunk_size !== 1 << CHUNK_LEVEL || proof.case_index < 0 || proof.case_index >= n) return false;
     if (!Array.isArray(proof.files) || !proof.files.length || !Array.isArray(proof.hashes)) return false;
     var last = -1;
     for (var f of proof.files) {
@@ -81,7 +83,12 @@
       if (typeof f.path !== "string" || !hexHash.test(f.sha256) || !Number.isInteger(f.size)) return false;
       last = f.index;
     }
-    return proof.hashes.every(function (h) { return hexHash.test(h); });
+    if (!proof.hashes.every(function (h) { return hexHash.test(h); })) return false;
+    // The chunk list the proof leads through: the same tree, one root per 64 leaves.
+    return chunks.format === "casebook-merkle-chunks-1" && chunks.leaf_count === n &&
+      chunks.chunk_size === proof.chunk_size && hexHash.test(chunks.root) &&
+      Array.isArray(chunks.chunks) && chunks.chunks.length === Math.ceil(n / proof.chunk_size) &&
+      chunks.chunks.every(function (h) { return hexHash.test(h); });
   }
 
   // The case leaf ties the case id to exactly its files: SHA-256(2 ‖ id ‖ (0 ‖ path)…).
@@ -91,17 +98,10 @@
     return sha256(concat(parts));
   }
 
-  async function proofRoot(proof) {
-    var known = new Map();
-    for (var f of proof.files) known.set(f.index, await leaf(f));
-    known.set(proof.case_index, await caseLeaf(proof));
-    var supplied = proof.hashes.slice();
-    var next = function () {
-      if (!supplied.length) throw new Error("too few hashes");
-      return unhex(supplied.shift());
-    };
-    var width = proof.leaf_count;
-    while (width > 1) {
+  // Walks the known nodes of a level of `width` up `levels` levels (or to the root),
+  // taking each missing sibling from `next`, in the documented order.
+  async function climb(known, width, levels, next) {
+    for (var level = 0; width > 1 && level < levels; level++) {
       var above = new Map();
       var keys = Array.from(known.keys()).sort(function (a, b) { return a - b; });
       for (var i = 0; i < keys.length; i++) {
@@ -118,8 +118,28 @@
       known = above;
       width = Math.ceil(width / 2);
     }
+    return known;
+  }
+
+  // The root the proof leads to through the chunk list, or null where it leads nowhere.
+  async function proofRoot(proof, chunks) {
+    var known = new Map();
+    for (var f of proof.files) known.set(f.index, await leaf(f));
+    known.set(proof.case_index, await caseLeaf(proof));
+    var supplied = proof.hashes.slice();
+    var next = function () {
+      if (!supplied.length) throw new Error("too few hashes");
+      return unhex(supplied.shift());
+    };
+    var reached = await climb(known, proof.leaf_count, CHUNK_LEVEL, next);
     if (supplied.length) throw new Error("too many hashes");
-    return hex(known.get(0));
+    for (var [index, hash] of reached) {
+      if (chunks.chunks[index] !== hex(hash)) return null;
+    }
+    var all = new Map(chunks.chunks.map(function (h, i) { return [i, unhex(h)]; }));
+    var top = await climb(all, all.size, Infinity, function () { throw new Error("a chunk is missing"); });
+    var computed = hex(top.get(0));
+    return computed === chunks.root ? computed : null;
   }
 
   function base64(text) {
@@ -167,22 +187,24 @@
       var response = await fetch(root + "verify/proofs/" + encodeURIComponent(id) + ".json", { cache: "no-store" });
       if (!response.ok) { busy.remove(); line("bad", strings.no_proof); return; }
       var proof = await response.json();
+      var listed = await fetch(root + "verify/chunks.json", { cache: "no-store" });
+      var chunks = listed.ok ? await listed.json() : {};
       busy.remove();
       var bad = false;
       var proven = false;
-      if (!wellFormed(proof, id)) { line("bad", strings.proof_bad); bad = true; }
+      if (!wellFormed(proof, id, chunks)) { line("bad", strings.proof_bad); bad = true; }
       if (!publicKey) line("note", strings.unsigned);
       else {
         var signed = await signedRoot();
         if (signed.unsigned) { line("bad", strings.unsigned); bad = true; }
         else if (signed.unsupported) line("note", strings.no_ed25519);
-        else if (signed.bad || signed.root !== proof.root) { line("bad", strings.signature_bad); bad = true; }
+        else if (signed.bad || signed.root !== chunks.root) { line("bad", strings.signature_bad); bad = true; }
         else { line("good", strings.signature_good); proven = true; }
       }
       var computed = null;
       if (!bad) {
-        try { computed = await proofRoot(proof); } catch (e) { computed = null; }
-        if (computed === proof.root) line("good", strings.proof_good);
+        try { computed = await proofRoot(proof, chunks); } catch (e) { computed = null; }
+        if (computed !== null && computed === chunks.root) line("good", strings.proof_good);
         else { line("bad", strings.proof_bad); bad = true; }
       }
       if (bad) {
