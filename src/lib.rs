@@ -35,7 +35,7 @@ use std::time::Duration;
 
 pub use error::{Diagnostic, Error, Result, report};
 pub use html::percent_decode;
-pub use images::Progress;
+pub use images::{Progress, Shard};
 pub use init::init;
 pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
 use site::Stopwatch;
@@ -57,6 +57,8 @@ pub struct BuildReport {
     pub rendered: usize,
     /// Files of the output folder written or removed.
     pub changed: usize,
+    /// Photographs derived by this build rather than found in the image cache.
+    pub photos_derived: usize,
     /// Wall time of each stage, in order, for `--timings`.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -78,6 +80,34 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let record = site::cache_file(&built.config, output::RECORD_FILE);
         let written = output::write(&files, prior, &publishing.fingerprints, &record)?;
         Ok((out, written.changed, written.timings))
+    })
+}
+
+/// What one shard of a CI job matrix derived (`casebook build --shard I/N`).
+#[derive(Debug, Clone)]
+pub struct ShardReport {
+    /// Which part this was.
+    pub shard: Shard,
+    /// The photographs of this shard.
+    pub photos: usize,
+    /// Of those, how many were derived rather than found in the cache.
+    pub derived: usize,
+    /// The photographs of the whole site.
+    pub total: usize,
+    /// The image cache folder the shard wrote to.
+    pub cache: PathBuf,
+}
+
+/// Derives one part of the site's photographs into the image cache, for a CI job matrix;
+/// writes no site. A build over the merged caches of all the parts then derives nothing.
+pub fn build_shard(options: &BuildOptions, shard: Shard) -> Result<ShardReport> {
+    let (part, total, cache) = site::derive_shard(options, shard)?;
+    Ok(ShardReport {
+        shard,
+        photos: part.len(),
+        derived: part.derived,
+        total,
+        cache,
     })
 }
 
@@ -125,6 +155,7 @@ fn run(
         files: built.files.len(),
         rendered: update.rendered,
         changed,
+        photos_derived: built.images.derived,
     })
 }
 

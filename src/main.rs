@@ -44,6 +44,11 @@ enum Command {
         portable: bool,
         #[command(flatten)]
         sign: SignArgs,
+        /// Only derive part I of N of the photographs into the image cache, for a CI job
+        /// matrix (e.g. 2/4); writes no site and reads no signing key. A build over the
+        /// merged caches of all N parts then derives nothing.
+        #[arg(long, value_name = "I/N", conflicts_with_all = ["output", "base_url", "portable"])]
+        shard: Option<casebook::Shard>,
     },
     /// Make a key pair for signing releases: DIR/casebook.key (secret) and DIR/casebook.pub.
     Keygen {
@@ -429,10 +434,36 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Build {
             site,
+            shard: Some(shard),
+            ..
+        } => casebook::build_shard(
+            &BuildOptions {
+                root: site.root,
+                drafts: site.drafts,
+                progress: Some(image_progress()),
+                ..Default::default()
+            },
+            shard,
+        )
+        .map(|r| {
+            format!(
+                "shard {}: {} of {} ({} derived, {} already in the cache) into {} in {:.2?}",
+                r.shard,
+                count(r.photos, "photograph", "photographs"),
+                r.total,
+                r.derived,
+                r.photos - r.derived,
+                r.cache.display(),
+                started.elapsed(),
+            )
+        }),
+        Command::Build {
+            site,
             output,
             base_url,
             portable,
             sign,
+            shard: None,
         } => signing(sign)
             .and_then(|signing| {
                 casebook::build(&BuildOptions {
@@ -447,8 +478,12 @@ fn main() -> ExitCode {
             })
             .map(|r| {
                 print_timings(&r);
+                let derived = match r.photos_derived {
+                    0 => String::new(),
+                    n => format!(", {} derived", count(n, "photograph", "photographs")),
+                };
                 format!(
-                    "built {} ({}, {}) into {} in {:.2?} ({} rendered, {} changed)",
+                    "built {} ({}, {}) into {} in {:.2?} ({} rendered, {} changed{derived})",
                     count(r.pages, "page", "pages"),
                     count(r.cases, "case", "cases"),
                     count(r.files, "file", "files"),

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use sha2::{Digest, Sha256};
 
-use crate::support::{SiteTest, attrs, tree};
+use crate::support::{SiteTest, attrs, copy_tree, tree};
 
 const CASE: &str = "content/cases/c-001/index.md";
 
@@ -654,4 +654,54 @@ fn markdown_images_are_refused_with_a_located_error() {
     site.build()
         .failure(1)
         .stderr_has("content/about.md:13:14: the Markdown image `scan.jpg` would be published without redaction");
+}
+
+#[test]
+fn four_shards_and_their_merged_caches_build_the_same_bytes_as_one_build() {
+    let (single, _) = real_photos_site();
+    let whole = single.build();
+    assert!(
+        whole.success().stdout.contains("10 photographs derived"),
+        "{}",
+        whole.stdout
+    );
+    let (merged, _) = real_photos_site();
+    let mut photos = 0;
+    for i in 1..=4 {
+        // Each shard in its own copy of the site, as a CI job runs on its own machine.
+        let (job, _) = real_photos_site();
+        let run = job.run(&["build", "--shard", &format!("{i}/4")]);
+        let line = &run.success().stdout;
+        assert!(line.starts_with(&format!("shard {i}/4: ")), "{line}");
+        photos += line
+            .split_whitespace()
+            .nth(2)
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap();
+        assert!(line.contains(" of 10 "), "{line}");
+        assert!(!job.public().exists(), "a shard writes no site");
+        let cache = job.root().join(".casebook-cache");
+        assert!(cache.join(format!("index.shard-{i}-of-4.json")).exists());
+        copy_tree(&cache, &merged.root().join(".casebook-cache"));
+    }
+    assert_eq!(photos, 10, "the shards share the photographs out exactly");
+    // The merged caches hold every derivative: the final build derives nothing, and its
+    // own index replaces the shards'.
+    let built = merged.build();
+    assert!(
+        !built.success().stdout.contains("derived"),
+        "{}",
+        built.stdout
+    );
+    assert!(tree(&merged.public()) == tree(&single.public()));
+    let cache = merged.root().join(".casebook-cache");
+    assert!(cache.join("index.json").exists());
+    assert!(!cache.join("index.shard-1-of-4.json").exists());
+
+    for bad in ["0/4", "5/4", "2", "a/b"] {
+        merged
+            .run(&["build", "--shard", bad])
+            .failure(2)
+            .stderr_has("shard");
+    }
 }

@@ -6,6 +6,11 @@
 //! size, times and inode with its SHA-256: when none of those changed, the source is not
 //! hashed again. The ctime cannot be set back by tools such as `touch`, so a changed file is
 //! always noticed. A damaged or missing index only costs time: everything is re-derived.
+//!
+//! A shard of a CI job matrix (`build --shard 2/4`) saves its index as
+//! `index.shard-2-of-4.json` instead, so the caches of all the shards can be unpacked into
+//! one folder: the images never collide (each is named by its hash), and the next full
+//! build reads every shard's index with its own, then saves one `index.json` in their place.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +21,9 @@ use sha2::{Digest, Sha256};
 
 use super::hex;
 use super::pipeline::Encoded;
+
+/// The index of a full build.
+const INDEX: &str = "index.json";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct Entry {
@@ -46,6 +54,8 @@ struct Index {
 pub(super) struct Cache {
     dir: PathBuf,
     previous: Index,
+    /// The shards' indexes read with `index.json`.
+    shard_indexes: Vec<PathBuf>,
     /// What this build used; saved at the end, so stale entries fall away.
     current: Mutex<Index>,
 }
@@ -77,14 +87,34 @@ fn stamp(path: &Path) -> Option<(u64, i128, i128, u64)> {
 
 impl Cache {
     pub(super) fn open(dir: &Path) -> Cache {
-        let previous: Index = std::fs::read(dir.join("index.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .filter(|i: &Index| i.version == super::PIPELINE_VERSION)
-            .unwrap_or_default();
+        let read = |path: &Path| -> Option<Index> {
+            std::fs::read(path)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .filter(|i: &Index| i.version == super::PIPELINE_VERSION)
+        };
+        let mut previous = read(&dir.join(INDEX)).unwrap_or_default();
+        let mut shard_indexes: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("index.shard-") && n.ends_with(".json"))
+            })
+            .collect();
+        shard_indexes.sort();
+        for index in shard_indexes.iter().filter_map(|p| read(p)) {
+            // The same job key always names the same files, so merging cannot conflict.
+            previous.jobs.extend(index.jobs);
+            previous.sources.extend(index.sources);
+        }
         Cache {
             dir: dir.to_path_buf(),
             previous,
+            shard_indexes,
             current: Mutex::new(Index {
                 version: super::PIPELINE_VERSION.into(),
                 ..Index::default()
@@ -173,8 +203,9 @@ impl Cache {
         self.current.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Saves the index of this build. Failure to save only makes the next build slower.
-    pub(super) fn save(&self) {
+    /// Saves the index of this build (a shard's under its own name); a full build's index
+    /// replaces the shards' it read. Failure to save only makes the next build slower.
+    pub(super) fn save(&self, shard_index: Option<&str>) {
         let index = self.lock();
         if std::fs::create_dir_all(&self.dir).is_err() {
             return;
@@ -183,8 +214,13 @@ impl Cache {
             return;
         };
         let tmp = self.dir.join(format!(".index.{}.tmp", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() {
-            let _ = std::fs::rename(&tmp, self.dir.join("index.json"));
+        let name = shard_index.unwrap_or(INDEX);
+        let saved = std::fs::write(&tmp, bytes).is_ok()
+            && std::fs::rename(&tmp, self.dir.join(name)).is_ok();
+        if saved && shard_index.is_none() {
+            for shard in &self.shard_indexes {
+                let _ = std::fs::remove_file(shard);
+            }
         }
     }
 }

@@ -59,6 +59,55 @@ pub(crate) struct PhotoOutput {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ImageSet {
     photos: HashMap<String, PhotoOutput>,
+    /// How many were derived by this run rather than found in the cache.
+    pub(crate) derived: usize,
+}
+
+/// One part of the photographs, for a CI job matrix: `--shard 2/4` derives the second of
+/// four parts into the image cache. Photographs are dealt out in the order of their keys,
+/// so every job of the matrix, reading the same content, takes a different part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// From 1 (as CI systems number their parallel jobs).
+    pub index: usize,
+    /// How many parts there are.
+    pub count: usize,
+}
+
+impl Shard {
+    fn takes(self, position: usize) -> bool {
+        position % self.count == self.index - 1
+    }
+
+    /// The name of the shard's index in the image cache, beside the full build's.
+    fn index_file(self) -> String {
+        format!("index.shard-{}-of-{}.json", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Shard, String> {
+        let bad = || format!("`{text}` is not a shard: give I/N, e.g. 2/4 for the second of four");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(format!(
+                "shard {index}/{count}: I must be from 1 to N, e.g. 1/{count} to {count}/{count}"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }
 
 impl ImageSet {
@@ -67,6 +116,10 @@ impl ImageSet {
     }
 
     /// Sorted by the path of the largest derivative, for deterministic output.
+    pub(crate) fn len(&self) -> usize {
+        self.photos.len()
+    }
+
     pub(crate) fn all(&self) -> Vec<&PhotoOutput> {
         let mut v: Vec<&PhotoOutput> = self.photos.values().collect();
         v.sort_by(|a, b| a.placeholder.path.cmp(&b.placeholder.path));
@@ -135,6 +188,30 @@ pub(crate) fn run(
     corpus: &Corpus,
     progress: Option<&Progress>,
 ) -> Result<ImageSet> {
+    derive_all(config, plan(config, corpus), progress, None)
+}
+
+/// Derives one shard's part of the photographs into the image cache, and saves the shard's
+/// own index there; returns what it derived and how many photographs the site has.
+pub(crate) fn run_shard(
+    config: &Config,
+    corpus: &Corpus,
+    progress: Option<&Progress>,
+    shard: Shard,
+) -> Result<(ImageSet, usize)> {
+    let jobs = plan(config, corpus);
+    let total = jobs.len();
+    let part = jobs
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.takes(*i))
+        .map(|(_, job)| job)
+        .collect();
+    Ok((derive_all(config, part, progress, Some(shard))?, total))
+}
+
+/// Every photo entry of the corpus as one job per `spec_key`.
+fn plan<'a>(config: &Config, corpus: &'a Corpus) -> BTreeMap<String, Job<'a>> {
     let mut jobs: BTreeMap<String, Job> = BTreeMap::new();
     for meta in corpus.metas() {
         for spec in &meta.photos {
@@ -151,17 +228,27 @@ pub(crate) fn run(
             });
         }
     }
-    if jobs.is_empty() {
+    jobs
+}
+
+fn derive_all(
+    config: &Config,
+    jobs: BTreeMap<String, Job>,
+    progress: Option<&Progress>,
+    shard: Option<Shard>,
+) -> Result<ImageSet> {
+    if jobs.is_empty() && shard.is_none() {
         return Ok(ImageSet::default());
     }
     let cache_dir = config.root.join(&config.images.cache_dir);
     let cache = cache::Cache::open(&cache_dir);
     let total = jobs.len();
     let done = AtomicUsize::new(0);
+    let derived = AtomicUsize::new(0);
     let results: Vec<(String, std::result::Result<PhotoOutput, Diagnostic>)> = jobs
         .into_par_iter()
         .map(|(key, job)| {
-            let r = derive_one(config, &cache, &job);
+            let r = derive_one(config, &cache, &job, &derived);
             let done = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(progress) = progress {
                 (progress.0)(done, total);
@@ -169,7 +256,7 @@ pub(crate) fn run(
             (key, r)
         })
         .collect();
-    cache.save();
+    cache.save(shard.map(Shard::index_file).as_deref());
     let mut diags = Diagnostics::default();
     let mut photos = HashMap::new();
     for (key, r) in results {
@@ -180,7 +267,10 @@ pub(crate) fn run(
             Err(d) => diags.push(d),
         }
     }
-    diags.finish(ImageSet { photos })
+    diags.finish(ImageSet {
+        photos,
+        derived: derived.into_inner(),
+    })
 }
 
 fn photo_error(spec: &PhotoSpec, message: impl Into<String>) -> Diagnostic {
@@ -196,6 +286,7 @@ fn derive_one(
     config: &Config,
     cache: &cache::Cache,
     job: &Job,
+    fresh: &AtomicUsize,
 ) -> std::result::Result<PhotoOutput, Diagnostic> {
     let spec = job.spec;
     let images = &config.images;
@@ -256,6 +347,7 @@ fn derive_one(
                 entries.push(entry);
             }
             cache.record_job(&job_key, entries.clone());
+            fresh.fetch_add(1, Ordering::Relaxed);
             entries
         }
     };

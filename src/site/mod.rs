@@ -699,6 +699,23 @@ fn load_content(
     Ok((corpus, diags))
 }
 
+/// Loads the content and derives one shard's part of its photographs into the image cache
+/// (`build --shard I/N`); returns the part and the site's number of photographs.
+pub(crate) fn derive_shard(
+    options: &BuildOptions,
+    shard: images::Shard,
+) -> Result<(ImageSet, usize, PathBuf)> {
+    let config = Config::load(&options.root)?;
+    let (corpus, mut diags) = load_content(&config, options.drafts, None)?;
+    if !diags.is_empty() {
+        diags.sort();
+        diags.dedup();
+        return Err(Error::Diagnostics(diags));
+    }
+    let (part, total) = images::run_shard(&config, &corpus, options.progress.as_ref(), shard)?;
+    Ok((part, total, config.root.join(&config.images.cache_dir)))
+}
+
 /// Where a one-shot build leaves its search index for the next.
 const SEARCH_CACHE_FILE: &str = "search.bin";
 
