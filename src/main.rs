@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
 
@@ -252,21 +252,26 @@ fn files_changed(n: usize) -> String {
     format!("{} changed", count(n, "file", "files"))
 }
 
-/// Progress of long image runs on stderr: a bar on a terminal, a line per tenth otherwise.
+/// Progress of long image runs on stderr: a bar on a terminal, a line per tenth otherwise,
+/// each with the photographs done, the rate and the time left.
 fn image_progress() -> casebook::Progress {
     let terminal = std::io::stderr().is_terminal();
     let bar: Mutex<Option<indicatif::ProgressBar>> = Mutex::new(None);
+    let started: Mutex<Option<Instant>> = Mutex::new(None);
     casebook::Progress(Arc::new(move |done, total| {
-        if total < 20 || done == 0 {
+        if total < 20 {
             return;
         }
         if !terminal {
-            if done * 10 / total != (done - 1) * 10 / total {
-                eprintln!("images: {done}/{total}");
+            let mut started = started.lock().unwrap_or_else(|e| e.into_inner());
+            let since = *started.get_or_insert_with(Instant::now);
+            if done > 0 && done * 10 / total != (done - 1) * 10 / total {
+                eprintln!("{}", progress_line(done, total, since.elapsed()));
             }
             return;
         }
         let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
+        // Made when told (0, total), before the first photograph: its clock starts there.
         let bar = bar.get_or_insert_with(|| {
             let bar = indicatif::ProgressBar::new(total as u64);
             if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -281,6 +286,18 @@ fn image_progress() -> casebook::Progress {
             bar.finish_and_clear();
         }
     }))
+}
+
+/// `images: 5500/55000 (27.5/s, 30m 0s left)`: the rate over the whole run so far.
+fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
+    let rate = done as f64 / elapsed.as_secs_f64().max(1e-3);
+    let left = (total - done) as f64 / rate;
+    let left = match left.round() as u64 {
+        s if s >= 3600 => format!("{}h {}m", s / 3600, s % 3600 / 60),
+        s if s >= 60 => format!("{}m {}s", s / 60, s % 60),
+        s => format!("{s}s"),
+    };
+    format!("images: {done}/{total} ({rate:.1}/s, {left} left)")
 }
 
 /// `casebook verify`.
@@ -551,5 +568,28 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_lines_give_the_rate_and_the_time_left() {
+        let line = progress_line(5_500, 55_000, Duration::from_secs(200));
+        assert_eq!(line, "images: 5500/55000 (27.5/s, 30m 0s left)");
+        assert_eq!(
+            progress_line(2, 20, Duration::from_millis(500)),
+            "images: 2/20 (4.0/s, 5s left)"
+        );
+        assert_eq!(
+            progress_line(100, 55_000, Duration::from_secs(10)),
+            "images: 100/55000 (10.0/s, 1h 31m left)"
+        );
+        assert_eq!(
+            progress_line(20, 20, Duration::from_secs(3)),
+            "images: 20/20 (6.7/s, 0s left)"
+        );
     }
 }

@@ -705,3 +705,50 @@ fn four_shards_and_their_merged_caches_build_the_same_bytes_as_one_build() {
             .stderr_has("shard");
     }
 }
+
+#[test]
+fn progress_counts_only_the_photographs_derived_with_rate_and_time_left() {
+    let mut tables = String::new();
+    let mut site = SiteTest::fixture("minimal");
+    for i in 0..20u32 {
+        let name = format!("g{i}.png");
+        site = site.write_bytes(
+            &format!("content/cases/c-001/{name}"),
+            &patterned_source(40 + i, 30),
+        );
+        tables.push_str(&format!(
+            "[[photos]]\nfile = \"{name}\"\nalt = \"Generated {i}\"\n\n"
+        ));
+    }
+    let site = site.photos(CASE, &tables);
+    let first = site.build();
+    let lines: Vec<&str> = first
+        .success()
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("images: "))
+        .collect();
+    // Not a terminal: a line per tenth, each with the rate and the time left.
+    assert_eq!(lines.len(), 10, "{}", first.stderr);
+    assert!(lines[0].starts_with("images: 2/20 ("), "{lines:?}");
+    assert!(lines[9].starts_with("images: 20/20 ("), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("/s, ") && l.ends_with(" left)"))
+    );
+    // One photograph changed: the others come from the cache and are not counted, so the
+    // run is too short for a progress report.
+    let site = site.write_bytes("content/cases/c-001/g3.png", &patterned_source(99, 30));
+    let second = site.build();
+    assert!(
+        !second.success().stderr.contains("images: "),
+        "{}",
+        second.stderr
+    );
+    assert!(
+        second.stdout.contains("1 photograph derived"),
+        "{}",
+        second.stdout
+    );
+}

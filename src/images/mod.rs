@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rayon::iter::Either;
 use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -166,7 +167,8 @@ fn spec_key(spec: &PhotoSpec) -> String {
 }
 
 /// A callback told `(done, total)` as photographs are derived, so a front end can show
-/// progress; the library itself prints nothing.
+/// progress; the library itself prints nothing. It is told `(0, total)` before the first,
+/// and `total` counts only the photographs the cache does not already hold.
 #[derive(Clone)]
 pub struct Progress(pub Arc<dyn Fn(usize, usize) + Send + Sync>);
 
@@ -242,20 +244,29 @@ fn derive_all(
     }
     let cache_dir = config.root.join(&config.images.cache_dir);
     let cache = cache::Cache::open(&cache_dir);
-    let total = jobs.len();
+    // What the cache holds is resolved first, so that the progress counts only the
+    // photographs derived: its rate and time left then hold on a run that is mostly cached.
+    type Resolved = (String, std::result::Result<PhotoOutput, Diagnostic>);
+    let (mut results, work): (Vec<Resolved>, Vec<(String, Job)>) = jobs
+        .into_par_iter()
+        .partition_map(|(key, job)| match from_cache(config, &cache, &job) {
+            Some(r) => Either::Left((key, r)),
+            None => Either::Right((key, job)),
+        });
+    let total = work.len();
     let done = AtomicUsize::new(0);
     let derived = AtomicUsize::new(0);
-    let results: Vec<(String, std::result::Result<PhotoOutput, Diagnostic>)> = jobs
-        .into_par_iter()
-        .map(|(key, job)| {
-            let r = derive_one(config, &cache, &job, &derived);
-            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Some(progress) = progress {
-                (progress.0)(done, total);
-            }
-            (key, r)
-        })
-        .collect();
+    if let Some(progress) = progress {
+        (progress.0)(0, total);
+    }
+    results.par_extend(work.into_par_iter().map(|(key, job)| {
+        let r = derive_one(config, &cache, &job, &derived);
+        let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(progress) = progress {
+            (progress.0)(done, total);
+        }
+        (key, r)
+    }));
     cache.save(shard.map(Shard::index_file).as_deref());
     let mut diags = Diagnostics::default();
     let mut photos = HashMap::new();
@@ -282,6 +293,21 @@ fn photo_error(spec: &PhotoSpec, message: impl Into<String>) -> Diagnostic {
     .field(format!("photos[{}].file", spec.index))
 }
 
+/// A photograph the cache already holds, resolved without reading its source; `None` when
+/// it must be derived, or its source hashed, first.
+fn from_cache(
+    config: &Config,
+    cache: &cache::Cache,
+    job: &Job,
+) -> Option<std::result::Result<PhotoOutput, Diagnostic>> {
+    let source_sha256 = cache.known_source_hash(&job.spec.source)?;
+    if let Err(d) = check_pinned(job.spec, &source_sha256) {
+        return Some(Err(d));
+    }
+    let entries = cache.job(&job_key(&config.images, job.spec, &source_sha256))?;
+    Some(published(config, cache, job, source_sha256, &entries))
+}
+
 fn derive_one(
     config: &Config,
     cache: &cache::Cache,
@@ -302,28 +328,8 @@ fn derive_one(
             h
         }
     };
-    if let Some(pinned) = &spec.source_sha256 {
-        if *pinned != source_sha256 {
-            return Err(photo_error(spec, format!("the file's SHA-256 is {source_sha256}, not the source_sha256 {pinned} written in the front matter"))
-                .hint("the source changed since it was recorded: check it is the right file, then update source_sha256"));
-        }
-    }
-    let mut op = Sha256::new();
-    op.update(PIPELINE_VERSION);
-    op.update(&source_sha256);
-    op.update(format!(
-        "{:?}|{}|{}|{:?}",
-        images.widths, images.quality, images.placeholder_width, images.redact_color
-    ));
-    op.update(format!("{:?}", spec.redact));
-    let job_key = hex(&op.finalize());
-
-    let stem = slug::slugify(
-        Path::new(&spec.file)
-            .file_stem()
-            .map(|s| s.to_string_lossy())
-            .unwrap_or_default(),
-    );
+    check_pinned(spec, &source_sha256)?;
+    let job_key = job_key(images, spec, &source_sha256);
     let entries = match cache.job(&job_key) {
         Some(entries) => entries,
         None => {
@@ -351,6 +357,45 @@ fn derive_one(
             entries
         }
     };
+    published(config, cache, job, source_sha256, &entries)
+}
+
+fn check_pinned(spec: &PhotoSpec, source_sha256: &str) -> std::result::Result<(), Diagnostic> {
+    match &spec.source_sha256 {
+        Some(pinned) if pinned != source_sha256 => Err(photo_error(spec, format!("the file's SHA-256 is {source_sha256}, not the source_sha256 {pinned} written in the front matter"))
+            .hint("the source changed since it was recorded: check it is the right file, then update source_sha256")),
+        _ => Ok(()),
+    }
+}
+
+/// The cache key of a job: the source, the operation and the pipeline's version.
+fn job_key(images: &crate::config::ImageConfig, spec: &PhotoSpec, source_sha256: &str) -> String {
+    let mut op = Sha256::new();
+    op.update(PIPELINE_VERSION);
+    op.update(source_sha256);
+    op.update(format!(
+        "{:?}|{}|{}|{:?}",
+        images.widths, images.quality, images.placeholder_width, images.redact_color
+    ));
+    op.update(format!("{:?}", spec.redact));
+    hex(&op.finalize())
+}
+
+/// What a job's cached files are published as.
+fn published(
+    config: &Config,
+    cache: &cache::Cache,
+    job: &Job,
+    source_sha256: String,
+    entries: &[cache::Entry],
+) -> std::result::Result<PhotoOutput, Diagnostic> {
+    let spec = job.spec;
+    let stem = slug::slugify(
+        Path::new(&spec.file)
+            .file_stem()
+            .map(|s| s.to_string_lossy())
+            .unwrap_or_default(),
+    );
     let publish = |e: &cache::Entry, label: &str| Published {
         path: format!("{}{stem}.{}.{label}.jpg", job.dir, &e.sha256[..8]),
         width: e.width,
@@ -361,7 +406,7 @@ fn derive_one(
     };
     let mut sizes = Vec::new();
     let mut placeholder = None;
-    for e in &entries {
+    for e in entries {
         if e.kind == "placeholder" {
             placeholder = Some(publish(e, "blur"));
         } else {
@@ -380,7 +425,7 @@ fn derive_one(
         sizes,
         placeholder,
         redactions: spec.redact.clone(),
-        quality: images.quality,
+        quality: config.images.quality,
     })
 }
 

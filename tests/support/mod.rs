@@ -136,9 +136,13 @@ impl SiteTest {
     }
 
     pub fn write(self, rel: &str, text: &str) -> Self {
+        self.write_bytes(rel, text.as_bytes())
+    }
+
+    pub fn write_bytes(self, rel: &str, bytes: &[u8]) -> Self {
         let path = self.root().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        std::fs::write(path, bytes).unwrap();
         self
     }
 
