@@ -41,6 +41,7 @@ secs=$(sed -n 's/.* in \([0-9.]*\)\(m\?s\) .*/\1 \2/p' "$work/summary" | awk '{p
 echo "cold: $n photographs in $secs s: $(awk -v n="$n" -v t="$secs" 'BEGIN {printf "%.1f", n / t}') photographs/s, peak memory $((peak / 1024)) MiB"
 echo "sources: $(du -sh "$photos/content" | cut -f1); cache: $(du -sh "$photos/.casebook-cache" | cut -f1); output: $(du -sh "$photos/public" | cut -f1)"
 # How well each progress line's "time left" foretold the end of the photographs.
+echo "progress: line, time left it said, time left it was"
 awk '
   / left\)$/ {
     t[NR] = $1; s = 0; rest = $0; sub(/.*, /, "", rest); sub(/ left\)$/, "", rest)
@@ -52,9 +53,8 @@ awk '
     said[NR] = s; line[NR] = $2 " " $3; last = $1
   }
   END {
-    print "progress: line, time left it said, time left it was"
     for (k in t) printf "  %-22s %7.0f s %7.0f s\n", line[k], said[k], last - t[k]
-  }' "$work/progress" | sort -t/ -k1,1n
+  }' "$work/progress" | sort -k3,3nr
 
 # Warm: nothing changed, alternating with the same cases without photographs.
 "$bin" build --root "$photos" >/dev/null 2>&1

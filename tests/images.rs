@@ -533,8 +533,15 @@ fn the_cache_re_derives_only_what_changed() {
         .unwrap()
         .modified()
         .unwrap();
+    let index = site.root().join(".casebook-cache/index.json");
+    let index_stamp = std::fs::metadata(&index).unwrap().modified().unwrap();
     site.build().success();
     assert_eq!(cache_listing(&site), first, "a rebuild derives nothing new");
+    assert_eq!(
+        std::fs::metadata(&index).unwrap().modified().unwrap(),
+        index_stamp,
+        "an unchanged cache index is not written again"
+    );
     assert_eq!(
         std::fs::metadata(site.root().join(".casebook-cache/images").join(&first[0]))
             .unwrap()

@@ -44,7 +44,7 @@ struct SourceStamp {
     sha256: String,
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 struct Index {
     version: String,
     sources: BTreeMap<String, SourceStamp>,
@@ -207,6 +207,10 @@ impl Cache {
     /// replaces the shards' it read. Failure to save only makes the next build slower.
     pub(super) fn save(&self, shard_index: Option<&str>) {
         let index = self.lock();
+        // Tens of megabytes at archive scale: not written again when nothing changed.
+        if shard_index.is_none() && self.shard_indexes.is_empty() && *index == self.previous {
+            return;
+        }
         if std::fs::create_dir_all(&self.dir).is_err() {
             return;
         }
