@@ -108,7 +108,7 @@ pub(crate) fn parse(value: &toml::Value, at: Site, diags: &mut Vec<Diagnostic>) 
         .collect();
     let mut out = Vec::new();
     // The folder's real path, once for all its photographs.
-    let real_dir = std::sync::OnceLock::new();
+    let real_dir = std::cell::OnceCell::new();
     for (i, entry) in entries.iter().enumerate() {
         let line = header_lines.get(i).copied().unwrap_or(key_line);
         let field = |k: &str| format!("photos[{i}].{k}");
@@ -227,7 +227,7 @@ pub(crate) fn parse(value: &toml::Value, at: Site, diags: &mut Vec<Diagnostic>) 
 /// folder's own real path once resolved).
 fn resolve_inside(
     dir: &Path,
-    real_dir: &std::sync::OnceLock<Option<PathBuf>>,
+    real_dir: &std::cell::OnceCell<Option<PathBuf>>,
     file: &str,
 ) -> Result<PathBuf, String> {
     let rel = Path::new(file);

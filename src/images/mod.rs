@@ -116,11 +116,11 @@ impl ImageSet {
         self.photos.get(&spec_key(spec))
     }
 
-    /// Sorted by the path of the largest derivative, for deterministic output.
     pub(crate) fn len(&self) -> usize {
         self.photos.len()
     }
 
+    /// Sorted by the path of the largest derivative, for deterministic output.
     pub(crate) fn all(&self) -> Vec<&PhotoOutput> {
         let mut v: Vec<&PhotoOutput> = self.photos.values().collect();
         v.sort_by(|a, b| a.placeholder.path.cmp(&b.placeholder.path));
