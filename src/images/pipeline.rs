@@ -1,14 +1,17 @@
 //! One photograph, from source bytes to published derivatives.
 //!
-//! decode with limits -> apply the EXIF orientation to the pixels -> redact at full
-//! resolution -> resize to each width (Lanczos3, never upscaled) -> encode JPEG from the
-//! pixels alone. Nothing of the source file but its pixels reaches the output: no EXIF, GPS,
+//! decode with limits -> redact at full resolution (the regions, given upright, mapped
+//! into the frame the pixels are stored in) -> resize to each width (Lanczos3, never
+//! upscaled) -> apply the EXIF orientation to each resized image -> encode JPEG from the
+//! pixels alone. Turning images upright after resizing turns a few small images instead of
+//! the full-size one. Nothing of the source file but its pixels reaches the output: no EXIF, GPS,
 //! XMP, IPTC, ICC profile, comment or thumbnail, because the encoder is only ever given a
 //! pixel buffer. Pure: bytes in, bytes out.
 
 use std::io::Cursor;
 
 use fast_image_resize as fr;
+use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageReader, RgbImage};
 
 use crate::config::ImageConfig;
@@ -32,7 +35,14 @@ pub(crate) struct Derived {
 }
 
 /// Decodes `bytes` within the configured limits and returns the upright image.
+#[cfg(test)]
 pub(crate) fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, String> {
+    let (img, orientation) = decode_stored(bytes, limits)?;
+    Ok(upright(img, orientation))
+}
+
+/// The image as stored, and how to turn it upright.
+fn decode_stored(bytes: &[u8], limits: &ImageConfig) -> Result<(RgbImage, Orientation), String> {
     if bytes.is_empty() {
         return Err("the file is empty".into());
     }
@@ -63,12 +73,44 @@ pub(crate) fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, Str
         ));
     }
     // A missing or malformed orientation tag means "as stored".
-    let orientation = decoder
-        .orientation()
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut img = DynamicImage::from_decoder(decoder).map_err(describe)?;
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let img = DynamicImage::from_decoder(decoder).map_err(describe)?;
+    Ok((flatten(img), orientation))
+}
+
+fn upright(img: RgbImage, orientation: Orientation) -> RgbImage {
+    if orientation == Orientation::NoTransforms {
+        return img;
+    }
+    let mut img = DynamicImage::ImageRgb8(img);
     img.apply_orientation(orientation);
-    Ok(flatten(img))
+    img.into_rgb8()
+}
+
+/// Whether turning the image upright swaps its width and height.
+fn turns(orientation: Orientation) -> bool {
+    use Orientation::*;
+    matches!(
+        orientation,
+        Rotate90 | Rotate270 | Rotate90FlipH | Rotate270FlipH
+    )
+}
+
+/// A pixel rectangle of the upright image, as it lies in
+/// the stored pixels (`ws` x `hs`) that `orientation` turns upright.
+fn to_stored((x0, y0, x1, y1): Rect, orientation: Orientation, (ws, hs): (u32, u32)) -> Rect {
+    use Orientation::*;
+    match orientation {
+        NoTransforms => (x0, y0, x1, y1),
+        FlipHorizontal => (ws - x1, y0, ws - x0, y1),
+        FlipVertical => (x0, hs - y1, x1, hs - y0),
+        Rotate180 => (ws - x1, hs - y1, ws - x0, hs - y0),
+        // Upright (x, y) is stored (y, hs - 1 - x), and so on.
+        Rotate90 => (y0, hs - x1, y1, hs - x0),
+        Rotate270 => (ws - y1, x0, ws - y0, x1),
+        Rotate90FlipH => (y0, x0, y1, x1),
+        Rotate270FlipH => (ws - y1, hs - x1, ws - y0, hs - x0),
+    }
 }
 
 /// Whether the last scan of a JPEG is followed by its end-of-image marker.
@@ -106,8 +148,11 @@ fn flatten(img: DynamicImage) -> RgbImage {
     out
 }
 
+/// A pixel rectangle `(x0, y0, x1, y1)`, ends excluded.
+type Rect = (u32, u32, u32, u32);
+
 /// The pixel rectangle of a region, rounded outwards so no partly covered pixel survives.
-pub(crate) fn region_pixels(r: &Region, width: u32, height: u32) -> (u32, u32, u32, u32) {
+pub(crate) fn region_pixels(r: &Region, width: u32, height: u32) -> Rect {
     let x0 = (r.x * f64::from(width)).floor().max(0.0) as u32;
     let y0 = (r.y * f64::from(height)).floor().max(0.0) as u32;
     let x1 = ((r.x + r.w) * f64::from(width))
@@ -120,11 +165,20 @@ pub(crate) fn region_pixels(r: &Region, width: u32, height: u32) -> (u32, u32, u
 }
 
 /// Applies every region at full resolution, before any resizing.
+#[cfg(test)]
 pub(crate) fn redact(img: &mut RgbImage, regions: &[Region], fill: [u8; 3]) {
     let (w, h) = img.dimensions();
-    for r in regions {
-        let (x0, y0, x1, y1) = region_pixels(r, w, h);
-        match r.method {
+    let rects: Vec<_> = regions
+        .iter()
+        .map(|r| (region_pixels(r, w, h), r.method))
+        .collect();
+    redact_pixels(img, &rects, fill);
+}
+
+/// Fills or pixelates each pixel rectangle.
+fn redact_pixels(img: &mut RgbImage, rects: &[(Rect, RedactMethod)], fill: [u8; 3]) {
+    for &((x0, y0, x1, y1), method) in rects {
+        match method {
             RedactMethod::Fill => {
                 for y in y0..y1 {
                     for x in x0..x1 {
@@ -220,9 +274,24 @@ pub(crate) fn derive(
     regions: &[Region],
     config: &ImageConfig,
 ) -> Result<Derived, String> {
-    let mut img = decode(bytes, config)?;
-    redact(&mut img, regions, config.redact_color);
-    let (w, h) = img.dimensions();
+    let (mut img, orientation) = decode_stored(bytes, config)?;
+    let stored = img.dimensions();
+    // Sizes and regions are of the upright image.
+    let (w, h) = if turns(orientation) {
+        (stored.1, stored.0)
+    } else {
+        stored
+    };
+    let rects: Vec<_> = regions
+        .iter()
+        .map(|r| {
+            (
+                to_stored(region_pixels(r, w, h), orientation, stored),
+                r.method,
+            )
+        })
+        .collect();
+    redact_pixels(&mut img, &rects, config.redact_color);
     // Never upscaled: small sources collapse to one size. Listed smallest first, as the
     // configuration lists them.
     let mut widths: Vec<u32> = config.widths.iter().map(|&t| t.min(w)).collect();
@@ -233,11 +302,21 @@ pub(crate) fn derive(
     // follow the source's proportions, so every size is as if made from it.
     let mut made: Vec<RgbImage> = Vec::new();
     for &width in widths.iter().rev() {
+        let height = height_at(w, h, width);
+        let (sw, sh) = if turns(orientation) {
+            (height, width)
+        } else {
+            (width, height)
+        };
         let from = made.last().unwrap_or(&img);
-        made.push(resize_to(from, width, height_at(w, h, width))?);
+        made.push(resize_to(from, sw, sh)?);
     }
     drop(img);
-    made.reverse();
+    let made: Vec<RgbImage> = made
+        .into_iter()
+        .rev()
+        .map(|m| upright(m, orientation))
+        .collect();
     let sizes = made
         .iter()
         .map(|resized| {
@@ -407,5 +486,143 @@ mod tests {
         .unwrap();
         let err = decode(&bytes, &config()).unwrap_err();
         assert!(err.contains("limit"), "{err}");
+    }
+
+    /// Every pixel distinct: (x, y) in red and green, a mix in blue.
+    fn gradient(w: u32, h: u32) -> RgbImage {
+        RgbImage::from_fn(w, h, |x, y| {
+            image::Rgb([(x * 5) as u8, (y * 9) as u8, ((x * 7 + y * 3) % 251) as u8])
+        })
+    }
+
+    const ORIENTATIONS: [Orientation; 8] = [
+        Orientation::NoTransforms,
+        Orientation::FlipHorizontal,
+        Orientation::Rotate180,
+        Orientation::FlipVertical,
+        Orientation::Rotate90FlipH,
+        Orientation::Rotate90,
+        Orientation::Rotate270FlipH,
+        Orientation::Rotate270,
+    ];
+
+    #[test]
+    fn regions_redacted_in_the_stored_frame_land_where_they_would_upright() {
+        let regions = [
+            (0.0, 0.0, 0.31, 0.2),
+            (0.55, 0.4, 0.45, 0.6),
+            (0.123, 0.777, 0.3, 0.1),
+            (0.3, 0.1, 0.4, 0.35),
+        ];
+        for orientation in ORIENTATIONS {
+            let stored = gradient(37, 23);
+            let upright_first = upright(stored.clone(), orientation);
+            let (w, h) = upright_first.dimensions();
+            for &(x, y, rw, rh) in &regions {
+                let r = Region {
+                    x,
+                    y,
+                    w: rw,
+                    h: rh,
+                    method: RedactMethod::Fill,
+                };
+                // Redacted upright, as before...
+                let mut expected = upright_first.clone();
+                redact(&mut expected, &[r], [1, 2, 3]);
+                // ...and redacted as stored, then turned upright: the very same pixels.
+                let mut turned_after = stored.clone();
+                let rect = to_stored(region_pixels(&r, w, h), orientation, stored.dimensions());
+                redact_pixels(&mut turned_after, &[(rect, RedactMethod::Fill)], [1, 2, 3]);
+                assert!(
+                    upright(turned_after, orientation) == expected,
+                    "{orientation:?} {r:?}"
+                );
+                // Pixelated as stored: nothing outside the region changes, and inside it
+                // only a few flat cells remain of the distinct pixels.
+                let mut pixelated = stored.clone();
+                redact_pixels(&mut pixelated, &[(rect, RedactMethod::Pixelate)], [0, 0, 0]);
+                let pixelated = upright(pixelated, orientation);
+                let (x0, y0, x1, y1) = region_pixels(&r, w, h);
+                let mut inside = std::collections::HashSet::new();
+                for (px, py, p) in pixelated.enumerate_pixels() {
+                    if (x0..x1).contains(&px) && (y0..y1).contains(&py) {
+                        inside.insert(*p);
+                    } else {
+                        assert_eq!(p, upright_first.get_pixel(px, py), "{orientation:?}");
+                    }
+                }
+                let area = ((x1 - x0) * (y1 - y0)) as usize;
+                assert!(inside.len() * 16 <= area.max(16), "{orientation:?} {r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn portrait_sources_come_out_upright_at_every_size() {
+        // A 60x40 source stored sideways, tagged to be turned: derivatives are 40 wide.
+        let mut config = config();
+        config.widths = vec![20, 30, 400];
+        for orientation in ORIENTATIONS {
+            // Smooth, so that JPEG's loss stays small; brighter to the right and below, so
+            // a turn the wrong way shows.
+            let stored = RgbImage::from_fn(60, 40, |x, y| {
+                image::Rgb([(x * 4) as u8, (y * 6) as u8, 128])
+            });
+            let mut bytes = Vec::new();
+            let mut encoder = jpeg_encoder::Encoder::new(&mut bytes, 95);
+            let exif = exif_orientation(orientation);
+            encoder.add_app_segment(1, &exif).unwrap();
+            encoder
+                .encode(stored.as_raw(), 60, 40, jpeg_encoder::ColorType::Rgb)
+                .unwrap();
+            let d = derive(&bytes, &[], &config).unwrap();
+            let dims: Vec<(u32, u32)> = d.sizes.iter().map(|e| (e.width, e.height)).collect();
+            if turns(orientation) {
+                assert_eq!(dims, [(20, 30), (30, 45), (40, 60)], "{orientation:?}");
+            } else {
+                assert_eq!(dims, [(20, 13), (30, 20), (60, 40)], "{orientation:?}");
+            }
+            // The largest is the source turned upright (within JPEG's loss).
+            let largest = decode(&d.sizes[2].bytes, &config).unwrap();
+            let expected = upright(decode_stored(&bytes, &config).unwrap().0, orientation);
+            let d = difference(&largest, &expected);
+            assert!(d < 3.0, "{orientation:?}: {d}");
+            // Turned any other way, it would differ plainly.
+            let wrong = upright(
+                decode_stored(&bytes, &config).unwrap().0,
+                Orientation::Rotate180,
+            );
+            if orientation != Orientation::Rotate180 && !turns(orientation) {
+                assert!(difference(&largest, &wrong) > 20.0, "{orientation:?}");
+            }
+        }
+    }
+
+    fn difference(a: &RgbImage, b: &RgbImage) -> f64 {
+        assert_eq!(a.dimensions(), b.dimensions());
+        let sum: u64 = a
+            .as_raw()
+            .iter()
+            .zip(b.as_raw())
+            .map(|(x, y)| u64::from(x.abs_diff(*y)))
+            .sum();
+        sum as f64 / a.as_raw().len() as f64
+    }
+
+    /// An EXIF block holding only an orientation tag.
+    fn exif_orientation(orientation: Orientation) -> Vec<u8> {
+        let value = (1..=8u8)
+            .find(|&v| Orientation::from_exif(v) == Some(orientation))
+            .unwrap();
+        let mut exif = b"Exif\0\0II".to_vec();
+        exif.extend_from_slice(&42u16.to_le_bytes());
+        exif.extend_from_slice(&8u32.to_le_bytes());
+        exif.extend_from_slice(&1u16.to_le_bytes());
+        exif.extend_from_slice(&0x0112u16.to_le_bytes());
+        exif.extend_from_slice(&3u16.to_le_bytes());
+        exif.extend_from_slice(&1u32.to_le_bytes());
+        exif.extend_from_slice(&u32::from(value).to_le_bytes());
+        exif.extend_from_slice(&0u32.to_le_bytes());
+        exif
     }
 }
