@@ -19,11 +19,20 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::hex;
 use super::pipeline::Encoded;
+use super::{Shard, hex};
 
 /// The index of a full build.
 const INDEX: &str = "index.json";
+/// A shard's index is `index.shard-I-of-N.json`.
+const SHARD_INDEX_PREFIX: &str = "index.shard-";
+
+fn shard_index_name(shard: Shard) -> String {
+    format!(
+        "{SHARD_INDEX_PREFIX}{}-of-{}.json",
+        shard.index, shard.count
+    )
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct Entry {
@@ -102,7 +111,7 @@ impl Cache {
             .filter(|p| {
                 p.file_name()
                     .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("index.shard-") && n.ends_with(".json"))
+                    .is_some_and(|n| n.starts_with(SHARD_INDEX_PREFIX) && n.ends_with(".json"))
             })
             .collect();
         shard_indexes.sort();
@@ -205,10 +214,10 @@ impl Cache {
 
     /// Saves the index of this build (a shard's under its own name); a full build's index
     /// replaces the shards' it read. Failure to save only makes the next build slower.
-    pub(super) fn save(&self, shard_index: Option<&str>) {
+    pub(super) fn save(&self, shard: Option<Shard>) {
         let index = self.lock();
         // Tens of megabytes at archive scale: not written again when nothing changed.
-        if shard_index.is_none() && self.shard_indexes.is_empty() && *index == self.previous {
+        if shard.is_none() && self.shard_indexes.is_empty() && *index == self.previous {
             return;
         }
         if std::fs::create_dir_all(&self.dir).is_err() {
@@ -218,10 +227,10 @@ impl Cache {
             return;
         };
         let tmp = self.dir.join(format!(".index.{}.tmp", std::process::id()));
-        let name = shard_index.unwrap_or(INDEX);
+        let name = shard.map_or_else(|| INDEX.to_string(), shard_index_name);
         let saved = std::fs::write(&tmp, bytes).is_ok()
             && std::fs::rename(&tmp, self.dir.join(name)).is_ok();
-        if saved && shard_index.is_none() {
+        if saved && shard.is_none() {
             for shard in &self.shard_indexes {
                 let _ = std::fs::remove_file(shard);
             }

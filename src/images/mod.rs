@@ -79,11 +79,6 @@ impl Shard {
     fn takes(self, position: usize) -> bool {
         position % self.count == self.index - 1
     }
-
-    /// The name of the shard's index in the image cache, beside the full build's.
-    fn index_file(self) -> String {
-        format!("index.shard-{}-of-{}.json", self.index, self.count)
-    }
 }
 
 impl std::str::FromStr for Shard {
@@ -247,27 +242,28 @@ fn derive_all(
     // What the cache holds is resolved first, so that the progress counts only the
     // photographs derived: its rate and time left then hold on a run that is mostly cached.
     type Resolved = (String, std::result::Result<PhotoOutput, Diagnostic>);
-    let (mut results, work): (Vec<Resolved>, Vec<(String, Job)>) = jobs
-        .into_par_iter()
-        .partition_map(|(key, job)| match from_cache(config, &cache, &job) {
-            Some(r) => Either::Left((key, r)),
-            None => Either::Right((key, job)),
-        });
+    type Work<'a> = (String, Job<'a>, Option<String>);
+    let (mut results, work): (Vec<Resolved>, Vec<Work>) =
+        jobs.into_par_iter()
+            .partition_map(|(key, job)| match from_cache(config, &cache, &job) {
+                Lookup::Done(r) => Either::Left((key, r)),
+                Lookup::Derive(known) => Either::Right((key, job, known)),
+            });
     let total = work.len();
     let done = AtomicUsize::new(0);
     let derived = AtomicUsize::new(0);
     if let Some(progress) = progress {
         (progress.0)(0, total);
     }
-    results.par_extend(work.into_par_iter().map(|(key, job)| {
-        let r = derive_one(config, &cache, &job, &derived);
+    results.par_extend(work.into_par_iter().map(|(key, job, known)| {
+        let r = derive_one(config, &cache, &job, known, &derived);
         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(progress) = progress {
             (progress.0)(done, total);
         }
         (key, r)
     }));
-    cache.save(shard.map(Shard::index_file).as_deref());
+    cache.save(shard);
     let mut diags = Diagnostics::default();
     let mut photos = HashMap::new();
     for (key, r) in results {
@@ -293,31 +289,42 @@ fn photo_error(spec: &PhotoSpec, message: impl Into<String>) -> Diagnostic {
     .field(format!("photos[{}].file", spec.index))
 }
 
-/// A photograph the cache already holds, resolved without reading its source; `None` when
-/// it must be derived, or its source hashed, first.
-fn from_cache(
-    config: &Config,
-    cache: &cache::Cache,
-    job: &Job,
-) -> Option<std::result::Result<PhotoOutput, Diagnostic>> {
-    let source_sha256 = cache.known_source_hash(&job.spec.source)?;
-    if let Err(d) = check_pinned(job.spec, &source_sha256) {
-        return Some(Err(d));
-    }
-    let entries = cache.job(&job_key(&config.images, job.spec, &source_sha256))?;
-    Some(published(config, cache, job, source_sha256, &entries))
+/// What the cache says of a job before any source is read.
+enum Lookup {
+    /// Resolved from the cache (or refused: a pinned hash that does not match).
+    Done(std::result::Result<PhotoOutput, Diagnostic>),
+    /// To be derived: with the source's hash when its stamp vouched for it (the cache then
+    /// lacks the job's files), or without when the source must be read and hashed first.
+    Derive(Option<String>),
 }
 
+/// Looks a job up in the cache without reading its source.
+fn from_cache(config: &Config, cache: &cache::Cache, job: &Job) -> Lookup {
+    let Some(source_sha256) = cache.known_source_hash(&job.spec.source) else {
+        return Lookup::Derive(None);
+    };
+    if let Err(d) = check_pinned(job.spec, &source_sha256) {
+        return Lookup::Done(Err(d));
+    }
+    match cache.job(&job_key(&config.images, job.spec, &source_sha256)) {
+        Some(entries) => Lookup::Done(published(config, cache, job, source_sha256, &entries)),
+        None => Lookup::Derive(Some(source_sha256)),
+    }
+}
+
+/// Derives a job the cache could not resolve; `known` is the source hash `from_cache` found.
 fn derive_one(
     config: &Config,
     cache: &cache::Cache,
     job: &Job,
+    known: Option<String>,
     fresh: &AtomicUsize,
 ) -> std::result::Result<PhotoOutput, Diagnostic> {
     let spec = job.spec;
     let images = &config.images;
+    let looked_up = known.is_some();
     let mut bytes: Option<Vec<u8>> = None;
-    let source_sha256 = match cache.known_source_hash(&spec.source) {
+    let source_sha256 = match known {
         Some(h) => h,
         None => {
             let b = std::fs::read(&spec.source)
@@ -330,7 +337,9 @@ fn derive_one(
     };
     check_pinned(spec, &source_sha256)?;
     let job_key = job_key(images, spec, &source_sha256);
-    let entries = match cache.job(&job_key) {
+    // A source read just now may be an unchanged file with a new stamp: its job may exist.
+    let cached = if looked_up { None } else { cache.job(&job_key) };
+    let entries = match cached {
         Some(entries) => entries,
         None => {
             let bytes = match bytes {

@@ -276,12 +276,9 @@ pub(crate) fn derive(
 ) -> Result<Derived, String> {
     let (mut img, orientation) = decode_stored(bytes, config)?;
     let stored = img.dimensions();
+    let turned = turns(orientation);
     // Sizes and regions are of the upright image.
-    let (w, h) = if turns(orientation) {
-        (stored.1, stored.0)
-    } else {
-        stored
-    };
+    let (w, h) = if turned { (stored.1, stored.0) } else { stored };
     let rects: Vec<_> = regions
         .iter()
         .map(|r| {
@@ -303,7 +300,7 @@ pub(crate) fn derive(
     let mut made: Vec<RgbImage> = Vec::new();
     for &width in widths.iter().rev() {
         let height = height_at(w, h, width);
-        let (sw, sh) = if turns(orientation) {
+        let (sw, sh) = if turned {
             (height, width)
         } else {
             (width, height)
@@ -467,13 +464,7 @@ mod tests {
         );
         let small = decode(&d.sizes[0].bytes, &config).unwrap();
         let direct = resize(&decode(&bytes, &config).unwrap(), 400).unwrap();
-        let diff: u64 = small
-            .as_raw()
-            .iter()
-            .zip(direct.as_raw())
-            .map(|(a, b)| u64::from(a.abs_diff(*b)))
-            .sum();
-        let mean = diff as f64 / small.as_raw().len() as f64;
+        let mean = difference(&small, &direct);
         assert!(mean < 2.0, "mean difference {mean}");
     }
 
@@ -598,6 +589,7 @@ mod tests {
         }
     }
 
+    /// Mean absolute difference of two images of the same size.
     fn difference(a: &RgbImage, b: &RgbImage) -> f64 {
         assert_eq!(a.dimensions(), b.dimensions());
         let sum: u64 = a

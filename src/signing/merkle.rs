@@ -100,10 +100,9 @@ impl Tree {
                 .collect();
             levels.push(above);
         }
-        // An empty tree's root is SHA-256 of nothing.
         let root = match levels.last().and_then(|l| l.first()) {
             Some(root) => hex(root),
-            None => hex(&Sha256::digest(b"").into()),
+            None => empty_root(),
         };
         Tree { levels, root }
     }
@@ -211,7 +210,7 @@ impl Chunks {
             ));
         }
         if self.chunks.is_empty() {
-            return Ok(hex(&Sha256::digest(b"").into()));
+            return Ok(empty_root());
         }
         let mut known = BTreeMap::new();
         for (i, text) in self.chunks.iter().enumerate() {
@@ -367,6 +366,11 @@ fn climb(
         level += 1;
     }
     Ok(known)
+}
+
+/// An empty tree's root: SHA-256 of nothing.
+fn empty_root() -> String {
+    hex(&Sha256::digest(b"").into())
 }
 
 fn unhex(text: &str) -> Result<Hash, String> {
