@@ -268,6 +268,11 @@ impl<'a> Renderer<'a> {
             (self.config, self.corpus, self.prepared, self.views());
         let shared = self.shared;
         let (template, lang) = (self.template(job), self.lang(job));
+        // A fingerprint needs only each listed item's hash, made once for all lists.
+        let list_items = || match hashing {
+            true => prepared.item_keys(),
+            false => &prepared.items,
+        };
         let mut made = match job {
             Job::Page(i) => {
                 let p = &corpus.pages[*i];
@@ -315,7 +320,7 @@ impl<'a> Renderer<'a> {
                     paginator(
                         &s.meta.path,
                         &s.pages,
-                        &prepared.items,
+                        list_items(),
                         &prepared.synthetic,
                         per_page,
                         *page,
@@ -339,7 +344,7 @@ impl<'a> Renderer<'a> {
                     paginator(
                         &value.path,
                         &value.pages,
-                        &prepared.items,
+                        list_items(),
                         &prepared.synthetic,
                         config.paginate_by,
                         *page,

@@ -22,6 +22,9 @@ pub(crate) struct Prepared {
     /// Shared, so a rebuild reuses unchanged pages' markdown without copying it.
     pub(super) page_md: Vec<Arc<Rendered>>,
     pub(super) items: Vec<Value>,
+    /// Each list item's hash, made on first use by a fingerprinting build: a case is in
+    /// several lists, and hashing its item once spares walking it on every list page.
+    item_keys: std::sync::OnceLock<Vec<Value>>,
     pub(super) section_items: Vec<Value>,
     pub(super) synthetic: Vec<bool>,
     pub(crate) facets: Vec<Facet>,
@@ -93,6 +96,7 @@ pub(crate) fn prepare(
         section_md,
         page_md,
         items,
+        item_keys: Default::default(),
         section_items,
         synthetic,
         facets,
@@ -101,6 +105,20 @@ pub(crate) fn prepare(
 }
 
 impl Prepared {
+    /// What a list page's fingerprint hashes in place of each item: its hash, as text.
+    pub(super) fn item_keys(&self) -> &[Value] {
+        self.item_keys.get_or_init(|| {
+            self.items
+                .par_iter()
+                .map(|item| {
+                    let mut h = super::fingerprint::Hasher::default();
+                    h.value(item);
+                    Value::from(format!("{:032x}", h.digest()))
+                })
+                .collect()
+        })
+    }
+
     /// Each language's search documents and facet tables.
     pub(crate) fn search_inputs(
         &self,
