@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde_json::json;
 
 use crate::config::{SearchConfig, SearchWeights};
@@ -262,7 +263,7 @@ fn text_hash(doc: &Doc) -> u64 {
 }
 
 fn doc_terms(doc: &Doc) -> DocTerms {
-    let mut map: HashMap<String, [u16; 4]> = HashMap::new();
+    let mut map: FxHashMap<String, [u16; 4]> = FxHashMap::default();
     let mut lens = [0u32; 4];
     let mut add = |field: usize, list: Vec<String>| {
         lens[field] += list.len() as u32;
@@ -311,7 +312,7 @@ fn build_language(
     let n = input.docs.len();
 
     // Terms and postings.
-    let mut vocabulary: HashMap<&str, usize> = HashMap::new();
+    let mut vocabulary: FxHashMap<&str, usize> = FxHashMap::default();
     let mut postings: Vec<Vec<(u32, [u16; 4])>> = Vec::new();
     let mut words: Vec<&str> = Vec::new();
     for (d, dt) in per_doc.iter().enumerate() {
@@ -341,7 +342,12 @@ fn build_language(
     stats.terms += words.len();
     stats.postings += postings.iter().map(Vec::len).sum::<usize>();
     let mut order: Vec<usize> = (0..words.len()).collect();
-    order.sort_unstable_by(|&a, &b| js_order(words[a], words[b]));
+    // Without characters beyond U+FFFF (four bytes in UTF-8), byte order is UTF-16 order.
+    if words.iter().any(|w| w.bytes().any(|b| b >= 0xF0)) {
+        order.sort_unstable_by(|&a, &b| js_order(words[a], words[b]));
+    } else {
+        order.sort_unstable_by(|&a, &b| words[a].cmp(words[b]));
+    }
 
     // Shards: runs of the sorted vocabulary; the client finds a term's shard by the first
     // term of each.

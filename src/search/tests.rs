@@ -260,3 +260,26 @@ fn summaries_are_cut_at_words() {
     assert!(s.chars().count() <= SUMMARY_CHARS + 1);
     assert_eq!(summary("  short   text "), "short text");
 }
+
+#[test]
+fn terms_sort_by_utf16_units_when_a_word_is_beyond_u_ffff() {
+    // U+1D41A sorts before U+FF46 in UTF-16 (a surrogate pair starts 0xD835), after it in
+    // UTF-8: the client's binary search over shards needs the former.
+    let docs = vec![doc("One", "\u{1D41A}x \u{FF46}y zeta"), doc("Two", "alpha")];
+    let index = build(&config(), &[input(docs)]);
+    let terms: Vec<String> = index
+        .outputs
+        .iter()
+        .map(data)
+        .filter(|(n, _)| n.starts_with('t'))
+        .flat_map(|(_, v)| {
+            let list = v.as_array().unwrap().clone();
+            list.chunks(2)
+                .map(|pair| pair[0].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let position = |t: &str| terms.iter().position(|x| x == t).unwrap();
+    assert!(position("\u{1D41A}x") < position("\u{FF46}y"), "{terms:?}");
+    assert!(terms.windows(2).all(|w| js_order(&w[0], &w[1]).is_lt()));
+}
