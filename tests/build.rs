@@ -508,6 +508,46 @@ fn a_rebuild_renders_and_writes_only_what_its_changes_touch() {
 }
 
 #[test]
+fn a_listed_title_edit_renders_every_list_that_shows_it_again() {
+    // A list page's fingerprint takes each listed case's item by its hash: a change to the
+    // item must still reach every list that shows it (its section, each facet value).
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let lists = [
+        "cases/page/3/index.html",
+        "cases/branch/215/index.html",
+        "cases/indicator/beating/page/2/index.html",
+        "cases/year/2012/index.html",
+        "cases/year/2012/03/index.html",
+    ];
+    for list in lists {
+        assert!(site.file(list).contains("Case two"), "{list}");
+    }
+    let site = site.edit(
+        "content/cases/c-002/index.md",
+        "title = \"Case two\"",
+        "title = \"Case two, retitled\"",
+    );
+    let edited = site.build();
+    let (rendered, _) = rendered_and_changed(edited.success());
+    // The case page and each list.
+    assert!(rendered > lists.len(), "{}", edited.stdout);
+    for list in lists {
+        assert!(site.file(list).contains("Case two, retitled"), "{list}");
+    }
+    let fresh = SiteTest::fixture("minimal").edit(
+        "content/cases/c-002/index.md",
+        "title = \"Case two\"",
+        "title = \"Case two, retitled\"",
+    );
+    fresh.build().success();
+    assert!(
+        tree(&site.public()) == tree(&fresh.public()),
+        "differs from a fresh build"
+    );
+}
+
+#[test]
 fn a_one_case_edit_rewrites_only_the_proofs_that_share_its_merkle_chunks() {
     // Enough cases for several chunks of 64 leaves: a proof stops at its chunks, so an edit
     // elsewhere leaves it as it was, while the root and the chunk list move.
