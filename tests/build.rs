@@ -1,7 +1,7 @@
 //! Building a fixture site: structure, ordering, pagination, facets, escaping, atomicity,
 //! determinism.
 
-use crate::support::{Run, SiteTest, attrs, texts, tree};
+use crate::support::{Run, SiteTest, assert_same_as_fresh, attrs, texts, tree};
 
 #[test]
 fn builds_sections_pages_and_cases() {
@@ -408,11 +408,7 @@ fn rebuilds_update_changed_files_remove_stale_ones_and_keep_the_rest() {
     let fresh = SiteTest::fixture("minimal")
         .remove("content/docs/plain-a.md")
         .edit("content/docs/plain-b.md", "Plain B.", "Plain B, edited.");
-    fresh.build().success();
-    assert!(
-        tree(&site.public()) == tree(&fresh.public()),
-        "incremental output differs from a fresh build"
-    );
+    assert_same_as_fresh(&site, fresh);
 }
 
 #[test]
@@ -485,11 +481,7 @@ fn a_rebuild_renders_and_writes_only_what_its_changes_touch() {
         "Narrative of c-002.",
         "Narrative of c-002, corrected.",
     );
-    fresh.build().success();
-    assert!(
-        tree(&site.public()) == tree(&fresh.public()),
-        "differs from a fresh build"
-    );
+    assert_same_as_fresh(&site, fresh);
 
     // A template: every page that uses it. Another base URL: every page.
     let site = site.write(
@@ -540,11 +532,7 @@ fn a_listed_title_edit_renders_every_list_that_shows_it_again() {
         "title = \"Case two\"",
         "title = \"Case two, retitled\"",
     );
-    fresh.build().success();
-    assert!(
-        tree(&site.public()) == tree(&fresh.public()),
-        "differs from a fresh build"
-    );
+    assert_same_as_fresh(&site, fresh);
 }
 
 #[test]

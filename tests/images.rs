@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use sha2::{Digest, Sha256};
 
-use crate::support::{SiteTest, attrs, copy_tree, tree};
+use crate::support::{SiteTest, assert_same_as_fresh, attrs, copy_tree, tree};
 
 const CASE: &str = "content/cases/c-001/index.md";
 
@@ -558,8 +558,7 @@ fn the_cache_re_derives_only_what_changed() {
         .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
         .copy_in("photos-real/gps/DSCN0042.jpg", "content/cases/c-001/b.jpg")
         .photos(CASE, "[[photos]]\nfile = \"a.jpg\"\nalt = \"a\"\nredact = [ { x = 0.1, y = 0.1, w = 0.3, h = 0.2 } ]\n\n[[photos]]\nfile = \"b.jpg\"\nalt = \"b\"\n");
-    fresh.build().success();
-    assert!(tree(&site.public()) == tree(&fresh.public()));
+    assert_same_as_fresh(&site, fresh);
 }
 
 #[test]

@@ -269,9 +269,12 @@ impl<'a> Renderer<'a> {
         let shared = self.shared;
         let (template, lang) = (self.template(job), self.lang(job));
         // A fingerprint needs only each listed item's hash, made once for all lists.
-        let list_items = || match hashing {
-            true => prepared.item_keys(),
-            false => &prepared.items,
+        let list_items = || {
+            if hashing {
+                prepared.item_keys()
+            } else {
+                &prepared.items
+            }
         };
         let mut made = match job {
             Job::Page(i) => {

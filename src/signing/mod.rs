@@ -26,6 +26,18 @@ pub(crate) const SIGNATURE_FILE: &str = "manifest.json.minisig";
 pub(crate) const PROOFS_DIR: &str = "verify/proofs/";
 /// The roots of the Merkle tree's chunks, which lead every proof on to the root.
 pub(crate) const CHUNKS_FILE: &str = "verify/chunks.json";
+/// The files made after the manifest, which it therefore cannot list (with the proofs).
+pub(crate) const UNLISTED_FILES: [&str; 3] = [
+    crate::images::manifest::MANIFEST,
+    SIGNATURE_FILE,
+    CHUNKS_FILE,
+];
+
+/// Whether a path is made after the manifest and so not listed in it.
+pub(crate) fn is_unlisted(path: &str) -> bool {
+    UNLISTED_FILES.contains(&path) || path.starts_with(PROOFS_DIR)
+}
+
 /// The site's public key, in minisign's `.pub` format.
 pub(crate) const PUBLIC_KEY_FILE: &str = ".well-known/casebook.pub";
 /// Where `casebook keygen DIR` puts the key pair.

@@ -620,7 +620,9 @@ impl Session {
         }
         // The manifest and what is made from it are made again from the files they cover.
         let before = &state.files;
-        merge.files.retain(|path, _| !release::is_unlisted(path));
+        merge
+            .files
+            .retain(|path, _| !crate::signing::is_unlisted(path));
         let mut listed: Vec<&Output> = merge.files.values().map(Arc::as_ref).collect();
         listed.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let (manifest, tree) = manifest::build_cached(
@@ -653,7 +655,7 @@ impl Session {
                 _ => merge.put(out),
             }
         }
-        for path in before.keys().filter(|p| release::is_unlisted(p)) {
+        for path in before.keys().filter(|p| crate::signing::is_unlisted(p)) {
             if !merge.files.contains_key(path) {
                 merge.changed.push(path.clone());
             }

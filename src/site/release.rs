@@ -59,14 +59,6 @@ pub(super) fn check_key(config: &Config, signing: &Signing) -> Result<()> {
     }
 }
 
-/// Whether a path is made after the manifest and so not listed in it.
-pub(crate) fn is_unlisted(path: &str) -> bool {
-    path == crate::images::manifest::MANIFEST
-        || path == SIGNATURE_FILE
-        || path == CHUNKS_FILE
-        || path.starts_with(PROOFS_DIR)
-}
-
 /// The manifest's record of every withdrawn case, once per case.
 pub(super) fn withdrawn_records(state: &State) -> Vec<WithdrawnRecord> {
     let mut records: Vec<WithdrawnRecord> = state

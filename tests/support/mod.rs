@@ -226,6 +226,16 @@ pub fn attrs(html: &Html, selector: &str, attr: &str) -> Vec<String> {
         .collect()
 }
 
+/// Builds `fresh`, the same input as `site` from scratch, and checks that `site`'s output
+/// is byte for byte the same.
+pub fn assert_same_as_fresh(site: &SiteTest, fresh: SiteTest) {
+    fresh.build().success();
+    assert!(
+        tree(&site.public()) == tree(&fresh.public()),
+        "differs from a fresh build"
+    );
+}
+
 /// Every file below `dir`, relative, sorted, with its bytes.
 pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(dir)
