@@ -99,6 +99,34 @@ enum Command {
         #[arg(long)]
         timings: bool,
     },
+    /// Create and update case files from a spreadsheet (CSV, XLSX or ODS); nothing is
+    /// written unless every row is valid.
+    Import {
+        /// The sheet: .csv (any delimiter), .xlsx or .ods.
+        #[arg(value_name = "FILE", required_unless_present = "template")]
+        file: Option<PathBuf>,
+        /// The site folder (holding casebook.toml).
+        #[arg(long, default_value = ".", value_name = "DIR")]
+        root: PathBuf,
+        /// Show what would be created and changed, field by field; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// A mapping file: columns to fields, value translations, list separator, date format.
+        #[arg(long, value_name = "MAP.toml")]
+        mapping: Option<PathBuf>,
+        /// Save the mapping this import used (every column named) for the next import.
+        #[arg(long, value_name = "MAP.toml")]
+        save_mapping: Option<PathBuf>,
+        /// The folder holding the photographs that a `photos` column names.
+        #[arg(long, value_name = "DIR")]
+        photos: Option<PathBuf>,
+        /// The workbook sheet to read (default: the first).
+        #[arg(long, value_name = "NAME")]
+        sheet: Option<String>,
+        /// Write an empty sheet made from the case schema (.xlsx or .csv) instead of importing.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "dry_run", "mapping", "save_mapping", "photos", "sheet"])]
+        template: Option<PathBuf>,
+    },
     /// Create a minimal working site in DIR.
     Init {
         /// The folder to create the site in.
@@ -437,6 +465,7 @@ fn main() -> ExitCode {
     let show_timings = match &cli.command {
         Command::Build { site, .. } | Command::Check { site } => site.timings,
         Command::Init { .. }
+        | Command::Import { .. }
         | Command::Verify { .. }
         | Command::Serve { .. }
         | Command::Keygen { .. } => false,
@@ -547,6 +576,30 @@ fn main() -> ExitCode {
             open,
             timings,
         ),
+        Command::Import {
+            template: Some(out),
+            root,
+            ..
+        } => casebook::template(&root, &out),
+        Command::Import {
+            file,
+            root,
+            dry_run,
+            mapping,
+            save_mapping,
+            photos,
+            sheet,
+            template: None,
+        } => casebook::import(&casebook::ImportOptions {
+            root,
+            file: file.expect("clap requires FILE without --template"),
+            sheet,
+            mapping,
+            save_mapping,
+            photos,
+            dry_run,
+        })
+        .map(|report| report.to_string()),
         Command::Init { dir } => casebook::init(&dir).map(|files| {
             format!(
                 "created a site in {} ({}); build it with: casebook build --root {}",

@@ -255,9 +255,9 @@ fn example(field: &FieldDef) -> String {
     }
 }
 
-type Problem = (String, Option<String>);
+pub(crate) type Problem = (String, Option<String>);
 
-fn check_value(field: &FieldDef, value: &toml::Value) -> Result<FieldValue, Problem> {
+pub(crate) fn check_value(field: &FieldDef, value: &toml::Value) -> Result<FieldValue, Problem> {
     let found = describe(value);
     let wrong_type = || {
         (

@@ -41,6 +41,12 @@ pub(crate) fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, Str
     Ok(upright(img, orientation))
 }
 
+/// Whether `bytes` is an image a build can derive from, within the configured limits: what
+/// `casebook import` checks before copying a photograph into a case folder.
+pub(crate) fn check_readable(bytes: &[u8], limits: &ImageConfig) -> Result<(), String> {
+    decode_stored(bytes, limits).map(|_| ())
+}
+
 /// The image as stored, and how to turn it upright.
 fn decode_stored(bytes: &[u8], limits: &ImageConfig) -> Result<(RgbImage, Orientation), String> {
     if bytes.is_empty() {

@@ -1,0 +1,596 @@
+//! `casebook import`: case files from the spreadsheet a documentation team already keeps.
+//!
+//! read the sheet → name its columns → check every row → compare with the case files →
+//! write. Nothing is written unless every row passes: all problems are reported at once,
+//! each at its cell. A case the sheet does not name is listed, never deleted; a case it
+//! names is changed only in the fields the sheet has columns for.
+
+mod columns;
+mod edit;
+mod rows;
+mod sheet;
+mod template;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::config::{CaseSchema, Config};
+use crate::content::FieldValue;
+use crate::content::case::check_value;
+use crate::content::front_matter::{self, Entry};
+use crate::error::{Diagnostic, Error, Result};
+use columns::Mapping;
+use edit::Change;
+use rows::{PhotoCell, Record};
+pub use template::template;
+
+/// What `casebook import` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// The site folder.
+    pub root: PathBuf,
+    /// The sheet: `.csv`, `.xlsx` or `.ods`.
+    pub file: PathBuf,
+    /// The workbook's sheet to read (default: the first).
+    pub sheet: Option<String>,
+    /// A saved mapping file.
+    pub mapping: Option<PathBuf>,
+    /// Where to save the mapping this import used, for the next one.
+    pub save_mapping: Option<PathBuf>,
+    /// The folder holding the photographs a `photos` column names.
+    pub photos: Option<PathBuf>,
+    /// Report what would change, write nothing.
+    pub dry_run: bool,
+}
+
+/// One field of a case that an import changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldChange {
+    /// The front-matter key: a schema field, `title` or `photos`.
+    pub field: String,
+    /// The value as text; empty when the field was or becomes absent.
+    pub before: String,
+    /// The new value as text.
+    pub after: String,
+}
+
+/// What an import did, or would do with `--dry-run`.
+#[derive(Debug, Clone, Default)]
+pub struct ImportReport {
+    /// The sheet, as given.
+    pub sheet: String,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// New case files, by id.
+    pub created: Vec<(String, PathBuf)>,
+    /// Changed case files: id, file, each changed field and the photographs added.
+    pub changed: Vec<(String, PathBuf, Vec<FieldChange>)>,
+    /// Cases the sheet names whose files already say what it says.
+    pub unchanged: usize,
+    /// Ids of the site's cases that the sheet does not name: left as they are.
+    pub not_in_sheet: Vec<String>,
+    /// Photographs copied into case folders.
+    pub photos_copied: usize,
+    /// Where the mapping was saved, if asked.
+    pub mapping_saved: Option<PathBuf>,
+}
+
+/// How many lines of each kind the summary shows before counting the rest.
+const SHOWN: usize = 50;
+
+impl fmt::Display for ImportReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (create, change) = if self.dry_run {
+            ("would create", "would change")
+        } else {
+            ("created", "changed")
+        };
+        for (_, path) in self.created.iter().take(SHOWN) {
+            writeln!(f, "{create} {}", path.display())?;
+        }
+        if self.created.len() > SHOWN {
+            writeln!(f, "... and {} more", self.created.len() - SHOWN)?;
+        }
+        for (_, path, fields) in self.changed.iter().take(SHOWN) {
+            writeln!(f, "{change} {}", path.display())?;
+            for c in fields {
+                let show = |v: &str| {
+                    if v.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        format!("\"{v}\"")
+                    }
+                };
+                writeln!(
+                    f,
+                    "  {}: {} -> {}",
+                    c.field,
+                    show(&c.before),
+                    show(&c.after)
+                )?;
+            }
+        }
+        if self.changed.len() > SHOWN {
+            writeln!(f, "... and {} more", self.changed.len() - SHOWN)?;
+        }
+        if !self.not_in_sheet.is_empty() {
+            let listed: Vec<&str> = self
+                .not_in_sheet
+                .iter()
+                .take(SHOWN)
+                .map(String::as_str)
+                .collect();
+            let more = self.not_in_sheet.len().saturating_sub(SHOWN);
+            write!(
+                f,
+                "not in the sheet, left as they are: {}",
+                listed.join(", ")
+            )?;
+            if more > 0 {
+                write!(f, " ... and {more} more")?;
+            }
+            writeln!(f)?;
+        }
+        if let Some(m) = &self.mapping_saved {
+            writeln!(f, "saved the mapping to {}", m.display())?;
+        }
+        write!(
+            f,
+            "{}: {} {}, {} {}, {} unchanged, {} not in the sheet",
+            self.sheet,
+            self.created.len(),
+            if self.dry_run { "to create" } else { "created" },
+            self.changed.len(),
+            if self.dry_run { "to change" } else { "changed" },
+            self.unchanged,
+            self.not_in_sheet.len()
+        )?;
+        if self.photos_copied > 0 {
+            write!(f, ", {} photographs copied", self.photos_copied)?;
+        }
+        if self.dry_run {
+            write!(f, " (dry run: nothing was written)")?;
+        }
+        Ok(())
+    }
+}
+
+/// A case file of the site, as found.
+struct Existing {
+    /// The file, relative to the site root.
+    display: PathBuf,
+    text: String,
+    entries: Vec<Entry>,
+    /// Whether it is a bundle's `index.md`, which can hold photographs.
+    bundle: bool,
+}
+
+/// What to do with one file.
+enum Plan {
+    Create {
+        id: String,
+        file: PathBuf,
+        text: String,
+        photos: Vec<PhotoCell>,
+    },
+    Change {
+        id: String,
+        file: PathBuf,
+        text: String,
+        fields: Vec<FieldChange>,
+        photos: Vec<PhotoCell>,
+    },
+}
+
+/// Runs an import. On any problem nothing is written and every problem is returned.
+pub fn import(options: &ImportOptions) -> Result<ImportReport> {
+    let config = Config::load(&options.root)?;
+    let Some(schema) = &config.cases else {
+        return Err(Error::one(
+            Diagnostic::new(
+                "casebook.toml",
+                "the site declares no case schema to import into",
+            )
+            .hint("add a [cases] table with its [[cases.fields]] first (see the README)"),
+        ));
+    };
+    let mapping = match &options.mapping {
+        Some(path) => Mapping::load(path, schema)?,
+        None => Mapping::default(),
+    };
+    let display = options.file.display().to_string();
+    let table = sheet::read(&options.file, &display, options.sheet.as_deref())?;
+    let targets = columns::resolve(&table, schema, &mapping).map_err(Error::Diagnostics)?;
+    let mut diags = Vec::new();
+    let records = rows::records(&table, schema, &targets, &mapping, &mut diags);
+    let existing = existing_cases(&config, schema, &mut diags)?;
+
+    let missing_columns = columns::missing_required(schema, &targets);
+    let mut plans = Vec::new();
+    let mut unchanged = 0;
+    for record in &records {
+        match existing.get(&record.id) {
+            Some(file) => match change(schema, record, file) {
+                Ok(Some(plan)) => plans.push(plan),
+                Ok(None) => unchanged += 1,
+                Err(d) => diags.push(d),
+            },
+            None => {
+                if !missing_columns.is_empty() {
+                    continue; // reported once below
+                }
+                plans.push(create(schema, record));
+            }
+        }
+    }
+    let creates = records.iter().any(|r| !existing.contains_key(&r.id));
+    if creates {
+        for &i in &missing_columns {
+            let field = &schema.fields[i];
+            diags.push(
+                table
+                    .at_header(0, format!("required column `{}` is missing: the sheet adds new cases, and each needs it", field.name))
+                    .field(&field.name)
+                    .hint(format!("add a column headed `{}` ({})", field.name, field.kind.describe())),
+            );
+        }
+    }
+    let photos_copied = check_photos(&config, options, &table, &plans, &mut diags);
+    if !diags.is_empty() {
+        return Err(Error::Diagnostics(diags));
+    }
+
+    let mut present: Vec<&String> = existing.keys().collect();
+    present.sort();
+    let named: std::collections::HashSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    let mut report = ImportReport {
+        sheet: display,
+        dry_run: options.dry_run,
+        unchanged,
+        not_in_sheet: present
+            .into_iter()
+            .filter(|id| !named.contains(id.as_str()))
+            .cloned()
+            .collect(),
+        photos_copied,
+        ..ImportReport::default()
+    };
+    if !options.dry_run {
+        write(&options.root, options.photos.as_deref(), &plans)?;
+    }
+    if let Some(path) = &options.save_mapping {
+        let saved = mapping.completed(&table, &targets, schema);
+        crate::output::save_atomically(path, saved.to_toml().as_bytes())
+            .map_err(|e| Error::io(path, e))?;
+        report.mapping_saved = Some(path.clone());
+    }
+    for plan in plans {
+        match plan {
+            Plan::Create { id, file, .. } => report.created.push((id, file)),
+            Plan::Change {
+                id, file, fields, ..
+            } => report.changed.push((id, file, fields)),
+        }
+    }
+    report.created.sort();
+    report.changed.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(report)
+}
+
+/// Every default-language case file of the site, by id.
+fn existing_cases(
+    config: &Config,
+    schema: &CaseSchema,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<HashMap<String, Existing>> {
+    let section = config.root.join("content").join(&schema.section);
+    if !section.is_dir() {
+        return Ok(HashMap::new());
+    }
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(&section)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'))
+    {
+        let entry = entry.map_err(|e| {
+            Error::io(
+                &section,
+                e.into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("walk")),
+            )
+        })?;
+        let name = entry.file_name().to_string_lossy();
+        let Some(stem) = name.strip_suffix(".md") else {
+            continue;
+        };
+        let translation = stem
+            .rsplit_once('.')
+            .is_some_and(|(_, code)| crate::locale::is_language_code(code));
+        if !entry.file_type().is_file() || stem.starts_with("_index") || translation {
+            continue;
+        }
+        files.push(entry.into_path());
+    }
+    let found: Vec<std::result::Result<(String, Existing), Diagnostic>> = files
+        .par_iter()
+        .filter_map(|path| {
+            let display = path
+                .strip_prefix(&config.root)
+                .unwrap_or(path)
+                .to_path_buf();
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => return Some(Err(Diagnostic::new(&display, format!("cannot read: {e}")))),
+            };
+            let entries = match front_matter::parse(&display, &text) {
+                Ok(doc) => doc.entries,
+                Err(d) => return Some(Err(d)),
+            };
+            let id = entries
+                .iter()
+                .find(|e| e.key == schema.id_field)
+                .and_then(|e| e.value.as_str())?
+                .to_string();
+            let bundle = path.file_name().is_some_and(|n| n == "index.md");
+            Some(Ok((
+                id,
+                Existing {
+                    display,
+                    text,
+                    entries,
+                    bundle,
+                },
+            )))
+        })
+        .collect();
+    let mut out = HashMap::new();
+    for item in found {
+        match item {
+            Ok((id, file)) => {
+                out.insert(id, file);
+            }
+            Err(d) => diags.push(d.hint(
+                "the import compares every case file with the sheet: correct this file first",
+            )),
+        }
+    }
+    Ok(out)
+}
+
+/// An empty list and no value are the same thing to a reader.
+fn meaningful(value: Option<FieldValue>) -> Option<FieldValue> {
+    value.filter(|v| !matches!(v, FieldValue::List(items) if items.is_empty()))
+}
+
+fn text_of(value: &Option<FieldValue>) -> String {
+    value.as_ref().map(FieldValue::to_text).unwrap_or_default()
+}
+
+/// The changes a record makes to an existing case file, if any.
+fn change(
+    schema: &CaseSchema,
+    record: &Record,
+    file: &Existing,
+) -> std::result::Result<Option<Plan>, Diagnostic> {
+    let entry = |key: &str| file.entries.iter().find(|e| e.key == key);
+    let mut changes = Vec::new();
+    let mut fields = Vec::new();
+    for (i, value) in &record.fields {
+        let field = &schema.fields[*i];
+        let current = entry(&field.name);
+        let checked = current.map(|e| check_value(field, &e.value));
+        let after = meaningful(value.clone());
+        // A value the file holds but the schema refuses is replaced whatever the sheet says.
+        let valid = !matches!(checked, Some(Err(_)));
+        if valid && meaningful(checked.clone().and_then(Result::ok)) == after {
+            continue;
+        }
+        let before = match (current, checked) {
+            (Some(_), Some(Ok(v))) => v.to_text(),
+            (Some(e), _) => toml_text(&e.value),
+            (None, _) => String::new(),
+        };
+        fields.push(FieldChange {
+            field: field.name.clone(),
+            before,
+            after: text_of(&after),
+        });
+        changes.push(match after {
+            Some(v) => Change::Set(field.name.clone(), v),
+            None => Change::Remove(field.name.clone()),
+        });
+    }
+    if let Some(title) = &record.title {
+        if entry("title").and_then(|e| e.value.as_str()) != Some(title.as_str()) {
+            fields.push(FieldChange {
+                field: "title".into(),
+                before: entry("title")
+                    .map(|e| toml_text(&e.value))
+                    .unwrap_or_default(),
+                after: title.clone(),
+            });
+            changes.push(Change::Set("title".into(), FieldValue::Str(title.clone())));
+        }
+    }
+    let have: Vec<&str> = entry("photos")
+        .and_then(|e| e.value.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p.get("file").and_then(|f| f.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let photos: Vec<PhotoCell> = record
+        .photos
+        .iter()
+        .filter(|p| !have.contains(&p.file.as_str()))
+        .cloned()
+        .collect();
+    for p in &photos {
+        fields.push(FieldChange {
+            field: "photos".into(),
+            before: String::new(),
+            after: p.file.clone(),
+        });
+    }
+    if changes.is_empty() && photos.is_empty() {
+        return Ok(None);
+    }
+    if !photos.is_empty() && !file.bundle {
+        return Err(Diagnostic::new(&file.display, format!("case {} gets photographs from the sheet, but its file is not a bundle", record.id))
+            .hint("move the file to a folder of its own as index.md, so the photographs can sit beside it"));
+    }
+    let text = edit::apply(&file.text, &changes, &photos).map_err(|m| {
+        Diagnostic::new(
+            &file.display,
+            format!("cannot update the front matter: {m}"),
+        )
+    })?;
+    Ok(Some(Plan::Change {
+        id: record.id.clone(),
+        file: file.display.clone(),
+        text,
+        fields,
+        photos,
+    }))
+}
+
+fn toml_text(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A new case file for a record.
+fn create(schema: &CaseSchema, record: &Record) -> Plan {
+    let id_label = schema
+        .field(&schema.id_field)
+        .map_or("Case", |f| f.label.as_str());
+    let title = record
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("{id_label} {}", record.id));
+    let fields: Vec<(&str, &FieldValue)> = record
+        .fields
+        .iter()
+        .filter_map(|(i, v)| Some((schema.fields[*i].name.as_str(), v.as_ref()?)))
+        .collect();
+    Plan::Create {
+        id: record.id.clone(),
+        file: Path::new("content")
+            .join(&schema.section)
+            .join(&record.id)
+            .join("index.md"),
+        text: edit::new_file(&title, &fields, &record.photos),
+        photos: record.photos.clone(),
+    }
+}
+
+/// Checks every photograph the plans add: a plain file name, in `--photos`, an image casebook
+/// can read, not clashing with another file in the case folder. Returns how many to copy.
+fn check_photos(
+    config: &Config,
+    options: &ImportOptions,
+    table: &sheet::Table,
+    plans: &[Plan],
+    diags: &mut Vec<Diagnostic>,
+) -> usize {
+    let adds: Vec<(&Path, &PhotoCell)> = plans
+        .iter()
+        .flat_map(|p| {
+            let (file, photos) = match p {
+                Plan::Create { file, photos, .. } | Plan::Change { file, photos, .. } => {
+                    (file, photos)
+                }
+            };
+            photos.iter().map(move |ph| (file.as_path(), ph))
+        })
+        .collect();
+    if adds.is_empty() {
+        return 0;
+    }
+    let Some(dir) = &options.photos else {
+        diags.push(
+            table
+                .at_header(
+                    0,
+                    "the sheet names photographs, but no folder to take them from",
+                )
+                .hint("give the folder that holds them: --photos DIR"),
+        );
+        return 0;
+    };
+    let problems: Vec<Diagnostic> = adds
+        .par_iter()
+        .filter_map(|(case_file, photo)| {
+            let at = |m: String| table.at(photo.at, m).field("photos");
+            let plain = Path::new(&photo.file)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+                && !photo.file.contains(['/', '\\']);
+            if !plain {
+                return Some(at(format!("`{}` is not a plain file name", photo.file)).hint("name the file only, without folders: it is looked for in --photos"));
+            }
+            if photo.alt.as_deref().is_none_or(|a| a.trim().is_empty()) {
+                return Some(at(format!("photograph `{}` has no alt text", photo.file)).hint("add a photo_alt column: one description per photograph, for people who cannot see it"));
+            }
+            let source = dir.join(&photo.file);
+            let bytes = match std::fs::read(&source) {
+                Ok(b) => b,
+                Err(e) => {
+                    return Some(at(format!("`{}` cannot be read in {}: {e}", photo.file, dir.display()))
+                        .hint("check the file name's spelling and the --photos folder"));
+                }
+            };
+            if let Err(m) = crate::images::pipeline::check_readable(&bytes, &config.images) {
+                return Some(at(format!("`{}`: {m}", photo.file)));
+            }
+            let target = config.root.join(case_file.parent().unwrap_or(Path::new(""))).join(&photo.file);
+            match std::fs::read(&target) {
+                Ok(old) if old != bytes => Some(at(format!("the case folder already has a different `{}`", photo.file)).hint("rename one of the two files")),
+                _ => None,
+            }
+        })
+        .collect();
+    diags.extend(problems);
+    adds.len()
+}
+
+/// Writes every plan: each file replaced whole, by renaming a finished copy over it.
+fn write(root: &Path, photos: Option<&Path>, plans: &[Plan]) -> Result<()> {
+    plans.par_iter().try_for_each(|plan| {
+        let (file, text, added) = match plan {
+            Plan::Create {
+                file, text, photos, ..
+            }
+            | Plan::Change {
+                file, text, photos, ..
+            } => (file, text, photos),
+        };
+        let path = root.join(file);
+        let folder = path.parent().unwrap_or(root);
+        if let Some(dir) = photos {
+            for photo in added {
+                let target = folder.join(&photo.file);
+                if !target.exists() {
+                    std::fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+                    std::fs::copy(dir.join(&photo.file), &target)
+                        .map_err(|e| Error::io(&target, e))?;
+                }
+            }
+        }
+        match plan {
+            Plan::Create { .. } => {
+                std::fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+                std::fs::write(&path, text).map_err(|e| Error::io(&path, e))
+            }
+            Plan::Change { .. } => crate::output::save_atomically(&path, text.as_bytes())
+                .map_err(|e| Error::io(&path, e)),
+        }
+    })
+}

@@ -1,0 +1,418 @@
+//! Each row of a sheet checked against the case schema, with the same rules as front matter
+//! (`content::case::check_value`), into a `Record` of typed values.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
+
+use super::columns::{Mapping, Target};
+use super::sheet::{At, Table, Value};
+use crate::config::{CaseSchema, FieldDef, FieldType, Sensitivity, is_url_safe};
+use crate::content::FieldValue;
+use crate::content::case::check_value;
+use crate::error::Diagnostic;
+
+/// One row as the site will store it.
+#[derive(Debug, Clone)]
+pub(crate) struct Record {
+    pub(crate) id: String,
+    /// Every field the sheet has a column for, in schema order: `None` for an empty cell.
+    pub(crate) fields: Vec<(usize, Option<FieldValue>)>,
+    /// The title cell, if the sheet has a title column and the cell is not empty.
+    pub(crate) title: Option<String>,
+    pub(crate) photos: Vec<PhotoCell>,
+}
+
+/// A photograph named in a row.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PhotoCell {
+    pub(crate) file: String,
+    pub(crate) alt: Option<String>,
+    pub(crate) caption: Option<String>,
+    pub(crate) sensitivity: Option<Sensitivity>,
+    pub(crate) at: At,
+}
+
+/// Every row of `table` that is not blank, checked. All problems are returned together.
+pub(crate) fn records(
+    table: &Table,
+    schema: &CaseSchema,
+    targets: &[Target],
+    mapping: &Mapping,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Record> {
+    // Blank rows after the last filled one are what spreadsheets keep; a blank row among
+    // filled ones may be a lost case, so it is reported.
+    let last_filled = table
+        .rows
+        .iter()
+        .rposition(|r| !r.cells.iter().all(Value::is_empty));
+    let rows = &table.rows[..last_filled.map_or(0, |i| i + 1)];
+    let id_field = schema.fields.iter().position(|f| f.name == schema.id_field);
+    let mut out = Vec::with_capacity(rows.len());
+    let mut first_row_of: HashMap<String, At> = HashMap::new();
+    for row in rows {
+        if row.cells.iter().all(Value::is_empty) {
+            diags.push(
+                table
+                    .at(row.at, "this row is empty")
+                    .hint("delete the empty row (or fill it in): every row between the header and the last case is imported"),
+            );
+            continue;
+        }
+        let before = diags.len();
+        let cell_at = |j: usize| At {
+            row: row.at.row,
+            column: j + 1,
+        };
+        let cell = |j: usize| row.cells.get(j).unwrap_or(&Value::Empty);
+        let mut fields = Vec::new();
+        let mut title = None;
+        let mut photo_parts: BTreeMap<u8, (Vec<String>, At)> = BTreeMap::new();
+        for (j, target) in targets.iter().enumerate() {
+            let value = cell(j);
+            if let Value::Formula(f) = value {
+                diags.push(
+                    table
+                        .at(cell_at(j), format!("a formula cell (={f}): imports take values only"))
+                        .hint("copy the column and paste it back as values only (Paste Special > Values)"),
+                );
+                continue;
+            }
+            if let Value::Error(e) = value {
+                diags.push(
+                    table
+                        .at(
+                            cell_at(j),
+                            format!("the cell holds the spreadsheet error {e}"),
+                        )
+                        .hint("correct the cell in the spreadsheet, then import again"),
+                );
+                continue;
+            }
+            match target {
+                Target::Field(i) => {
+                    let field = &schema.fields[*i];
+                    match convert(field, value, mapping) {
+                        Ok(v) => {
+                            if v.is_none() && field.required {
+                                diags.push(
+                                    table
+                                        .at(
+                                            cell_at(j),
+                                            format!(
+                                                "{} is required, and the cell is empty",
+                                                field.name
+                                            ),
+                                        )
+                                        .field(&field.name)
+                                        .hint(format!("fill it with {}", field.kind.describe())),
+                                );
+                            }
+                            fields.push((*i, v));
+                        }
+                        Err((message, hint)) => diags.push(
+                            table
+                                .at(cell_at(j), message)
+                                .field(&field.name)
+                                .maybe_hint(hint),
+                        ),
+                    }
+                }
+                Target::Title => {
+                    let t = value.text();
+                    title = (!t.is_empty()).then_some(t);
+                }
+                Target::Photos => {
+                    photo_parts.insert(0, (split(&value.text(), mapping.separator()), cell_at(j)));
+                }
+                Target::PhotoAlt => {
+                    photo_parts.insert(1, (split(&value.text(), mapping.separator()), cell_at(j)));
+                }
+                Target::PhotoCaption => {
+                    photo_parts.insert(2, (split(&value.text(), mapping.separator()), cell_at(j)));
+                }
+                Target::PhotoSensitivity => {
+                    photo_parts.insert(3, (split(&value.text(), mapping.separator()), cell_at(j)));
+                }
+                Target::Ignored => {}
+            }
+        }
+        fields.sort_by_key(|(i, _)| *i);
+        let photos = photos(table, &photo_parts, diags);
+        let id = id_field.and_then(|i| {
+            fields
+                .iter()
+                .find(|(f, _)| *f == i)
+                .and_then(|(_, v)| v.as_ref())
+                .map(FieldValue::to_text)
+        });
+        let id_at = cell_at(
+            id_field
+                .and_then(|i| targets.iter().position(|t| *t == Target::Field(i)))
+                .unwrap_or(0),
+        );
+        let Some(id) = id else {
+            // An empty id cell is already reported as an empty required field.
+            continue;
+        };
+        if !is_url_safe(&id) {
+            diags.push(
+                table
+                    .at(id_at, format!("case id `{id}` cannot be used in a URL"))
+                    .field(&schema.id_field)
+                    .hint(format!(
+                        "use lowercase letters, digits, `-` and `_`, e.g. `{}`",
+                        slug::slugify(&id)
+                    )),
+            );
+            continue;
+        }
+        match first_row_of.get(&id) {
+            Some(first) => {
+                let first_place = match &table.sheet {
+                    Some(_) => format!("row {}", first.row),
+                    None => format!("line {}", first.row),
+                };
+                diags.push(
+                    table
+                        .at(
+                            id_at,
+                            format!(
+                                "case id `{id}` is in the sheet twice (first on {first_place})"
+                            ),
+                        )
+                        .field(&schema.id_field)
+                        .hint("each case is one row: merge the two rows, or correct one id"),
+                );
+                continue;
+            }
+            None => {
+                first_row_of.insert(id.clone(), id_at);
+            }
+        }
+        if diags.len() > before {
+            continue;
+        }
+        out.push(Record {
+            id,
+            fields,
+            title,
+            photos,
+        });
+    }
+    out
+}
+
+/// The items of a list cell, trimmed, blanks dropped.
+fn split(text: &str, separator: &str) -> Vec<String> {
+    text.split(separator)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Pairs each photograph file with its alt text, caption and sensitivity.
+fn photos(
+    table: &Table,
+    parts: &BTreeMap<u8, (Vec<String>, At)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<PhotoCell> {
+    let Some((files, files_at)) = parts.get(&0) else {
+        return Vec::new();
+    };
+    let mut part = |k: u8, name: &str| -> Option<Vec<String>> {
+        let (items, at) = parts.get(&k)?;
+        if !items.is_empty() && items.len() != files.len() {
+            diags.push(
+                table
+                    .at(*at, format!("{} items for {} photographs", items.len(), files.len()))
+                    .field(name)
+                    .hint("give one per photograph, in the same order, separated as the file names are"),
+            );
+        }
+        Some(items.clone())
+    };
+    let alts = part(1, "photo_alt").unwrap_or_default();
+    let captions = part(2, "photo_caption").unwrap_or_default();
+    let sensitivities = part(3, "photo_sensitivity").unwrap_or_default();
+    let mut out = Vec::new();
+    for (n, file) in files.iter().enumerate() {
+        let sensitivity = match sensitivities.get(n) {
+            Some(s) => match Sensitivity::parse(&s.to_lowercase()) {
+                Some(v) => Some(v),
+                None => {
+                    diags.push(
+                        table
+                            .at(parts[&3].1, format!("`{s}` is not a sensitivity"))
+                            .field("photo_sensitivity")
+                            .hint(format!("use one of: {}", Sensitivity::NAMES.join(", "))),
+                    );
+                    None
+                }
+            },
+            None => None,
+        };
+        out.push(PhotoCell {
+            file: file.clone(),
+            alt: alts.get(n).cloned(),
+            caption: captions.get(n).cloned(),
+            sensitivity,
+            at: *files_at,
+        });
+    }
+    out
+}
+
+/// A cell as a value of `field`: `None` when empty.
+fn convert(
+    field: &FieldDef,
+    cell: &Value,
+    mapping: &Mapping,
+) -> Result<Option<FieldValue>, (String, Option<String>)> {
+    if cell.is_empty() {
+        return Ok(None);
+    }
+    let text = cell.text();
+    let translations = mapping.values.get(&field.name);
+    let value: toml::Value = match field.kind {
+        FieldType::String => toml::Value::String(text),
+        FieldType::Integer => match cell {
+            Value::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => {
+                toml::Value::Integer(*n as i64)
+            }
+            _ => match text.parse::<i64>() {
+                Ok(i) => toml::Value::Integer(i),
+                Err(_) => {
+                    return Err((
+                        format!("expected a whole number, found `{text}`"),
+                        Some("write digits only, e.g. 90417".into()),
+                    ));
+                }
+            },
+        },
+        FieldType::Boolean => match cell {
+            Value::Bool(b) => toml::Value::Boolean(*b),
+            _ => match boolean(&text) {
+                Some(b) => toml::Value::Boolean(b),
+                None => {
+                    return Err((
+                        format!("expected true or false, found `{text}`"),
+                        Some("write true or false (yes/no and 1/0 are read too)".into()),
+                    ));
+                }
+            },
+        },
+        FieldType::Date => {
+            let date = match cell {
+                Value::Date(d) => Some(*d),
+                _ => NaiveDate::parse_from_str(&text, mapping.date_format()).ok(),
+            };
+            return match date {
+                Some(d) => Ok(Some(FieldValue::Date(d))),
+                None => Err((
+                    format!(
+                        "`{text}` is not a date written {}",
+                        human_format(mapping.date_format())
+                    ),
+                    Some(
+                        "write dates as the date format says (2012-05-14 by default), or set date_format in a mapping file, e.g. date_format = \"%d/%m/%Y\"".into(),
+                    ),
+                )),
+            };
+        }
+        FieldType::Enum => toml::Value::String(allowed(field, &text, translations)),
+        FieldType::List => toml::Value::Array(
+            split(&text, mapping.separator())
+                .iter()
+                .map(|item| toml::Value::String(allowed(field, item, translations)))
+                .collect(),
+        ),
+    };
+    check_value(field, &value).map(Some).map_err(|(message, hint)| {
+        let hint = match (field.kind, &hint) {
+            // Front matter's hints speak of `key = value`; a cell has no key.
+            (FieldType::Enum | FieldType::List, Some(h)) if h.starts_with("did you mean") => {
+                Some(format!("{h} Or translate the cell's text in a mapping file: [values.{}]", field.name))
+            }
+            (FieldType::Enum | FieldType::List, _) => Some(format!(
+                "use one of the allowed values, or translate the cell's text in a mapping file: [values.{}]",
+                field.name
+            )),
+            _ => hint,
+        };
+        (message, hint)
+    })
+}
+
+/// An enum cell as the allowed value it stands for: translated by the mapping, or written
+/// as the value's label (in any language) or in other case.
+fn allowed(
+    field: &FieldDef,
+    text: &str,
+    translations: Option<&BTreeMap<String, String>>,
+) -> String {
+    if let Some(to) = translations.and_then(|t| t.get(text)) {
+        return to.clone();
+    }
+    if field.values.iter().any(|v| v == text) {
+        return text.to_string();
+    }
+    let folded = text.to_lowercase();
+    for value in &field.values {
+        let labels = std::iter::once(field.value_label(value)).chain(
+            field
+                .translated
+                .values()
+                .filter_map(|t| t.value_labels.get(value).map(String::as_str)),
+        );
+        if value.to_lowercase() == folded || labels.into_iter().any(|l| l.to_lowercase() == folded)
+        {
+            return value.clone();
+        }
+    }
+    text.to_string()
+}
+
+fn boolean(text: &str) -> Option<bool> {
+    match text.to_lowercase().as_str() {
+        "true" | "yes" | "y" | "1" | "نعم" => Some(true),
+        "false" | "no" | "n" | "0" | "لا" => Some(false),
+        _ => None,
+    }
+}
+
+/// `%d/%m/%Y` as `DD/MM/YYYY`, for messages.
+fn human_format(format: &str) -> String {
+    format
+        .replace("%Y", "YYYY")
+        .replace("%m", "MM")
+        .replace("%d", "DD")
+        .replace("%y", "YY")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn booleans_are_read_in_words_and_digits() {
+        assert_eq!(boolean("Yes"), Some(true));
+        assert_eq!(boolean("0"), Some(false));
+        assert_eq!(boolean("نعم"), Some(true));
+        assert_eq!(boolean("maybe"), None);
+    }
+
+    #[test]
+    fn lists_split_on_the_separator_and_drop_blanks() {
+        assert_eq!(split("a; b;;c ", ";"), ["a", "b", "c"]);
+        assert_eq!(split("a|b", "|"), ["a", "b"]);
+        assert!(split("  ", ";").is_empty());
+    }
+
+    #[test]
+    fn date_formats_read_as_people_write_them() {
+        assert_eq!(human_format("%d/%m/%Y"), "DD/MM/YYYY");
+    }
+}
