@@ -13,6 +13,7 @@ mod errors;
 mod export;
 mod i18n;
 mod images;
+mod import;
 mod links;
 mod search;
 mod serve;
