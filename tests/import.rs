@@ -564,3 +564,21 @@ fn a_file_that_is_no_sheet_is_refused() {
         .failure(1)
         .stderr_has("notes.md: not a spreadsheet casebook can read");
 }
+
+#[test]
+fn a_new_id_never_overwrites_a_file_that_holds_another_case() {
+    // c-001's folder renamed: its file still says c-001, and the sheet adds c-070 there.
+    let site = SiteTest::fixture("minimal").write(
+        "content/cases/c-070/index.md",
+        "+++\ntitle = \"Other\"\ncase_id = \"c-071\"\nnumber = 1\nbranch = \"215\"\nphotographed = 2011-01-01\nsynthetic = true\n+++\n",
+    );
+    let site = site.write(
+        "sheet.csv",
+        &format!("{HEADER}\nc-070,170,215,2012-01-01,,,true,New\n"),
+    );
+    let before = content(&site);
+    import(&site, &["sheet.csv"])
+        .failure(1)
+        .stderr_has("content/cases/c-070/index.md: the sheet adds case `c-070`, but this file is already there with another case_id");
+    assert_eq!(content(&site), before);
+}

@@ -222,7 +222,17 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
                 if !missing_columns.is_empty() {
                     continue; // reported once below
                 }
-                plans.push(create(schema, record));
+                let plan = create(schema, record);
+                if let Plan::Create { file, .. } = &plan {
+                    if config.root.join(file).exists() {
+                        diags.push(
+                            Diagnostic::new(file, format!("the sheet adds case `{}`, but this file is already there with another {}", record.id, schema.id_field))
+                                .hint("correct the id in the sheet or in the file: one folder holds one case"),
+                        );
+                        continue;
+                    }
+                }
+                plans.push(plan);
             }
         }
     }
