@@ -209,30 +209,13 @@ fn orientation_tags_become_upright_pixels() {
     }
 }
 
-fn patterned_source(w: u32, h: u32) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(w, h, |x, y| {
-        if (x / 3 + y / 3) % 2 == 0 {
-            image::Rgb([255, 230, 0])
-        } else {
-            image::Rgb([0, 40, 255])
-        }
-    });
-    let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgb8)
-        .unwrap();
-    out
-}
-
-use image::ImageEncoder as _;
-
 #[test]
 fn redaction_holds_at_every_size() {
     let site = SiteTest::fixture("minimal").photos(
         CASE,
         "[[photos]]\nfile = \"pattern.png\"\nalt = \"Pattern; centre redacted\"\nredact = [ { x = 0.25, y = 0.25, w = 0.5, h = 0.5 } ]\n\n[[photos]]\nfile = \"pattern2.png\"\nalt = \"Pattern; centre pixelated\"\nredact = [ { x = 0.25, y = 0.25, w = 0.5, h = 0.5, method = \"pixelate\" } ]\n",
     );
-    let bytes = patterned_source(1600, 1200);
+    let bytes = crate::support::patterned_png(1600, 1200);
     std::fs::write(site.root().join("content/cases/c-001/pattern.png"), &bytes).unwrap();
     std::fs::write(site.root().join("content/cases/c-001/pattern2.png"), &bytes).unwrap();
     site.build().success();
@@ -491,7 +474,7 @@ fn check_audits_the_built_output() {
         SiteTest::fixture("minimal").copy_in("photos-real/gps/DSCN0010.jpg", "static/leak.jpg");
     std::fs::write(
         site.root().join("static/big.png"),
-        patterned_source(1600, 1200),
+        crate::support::patterned_png(1600, 1200),
     )
     .unwrap();
     site.run(&["check"])
@@ -720,7 +703,7 @@ fn progress_counts_only_the_photographs_derived_with_rate_and_time_left() {
         let name = format!("g{i}.png");
         site = site.write_bytes(
             &format!("content/cases/c-001/{name}"),
-            &patterned_source(40 + i, 30),
+            &crate::support::patterned_png(40 + i, 30),
         );
         tables.push_str(&format!(
             "[[photos]]\nfile = \"{name}\"\nalt = \"Generated {i}\"\n\n"
@@ -745,7 +728,10 @@ fn progress_counts_only_the_photographs_derived_with_rate_and_time_left() {
     );
     // One photograph changed: the others come from the cache and are not counted, so the
     // run is too short for a progress report.
-    let site = site.write_bytes("content/cases/c-001/g3.png", &patterned_source(99, 30));
+    let site = site.write_bytes(
+        "content/cases/c-001/g3.png",
+        &crate::support::patterned_png(99, 30),
+    );
     let second = site.build();
     assert!(
         !second.success().stderr.contains("images: "),

@@ -2,8 +2,6 @@
 
 use std::io::Write as _;
 
-use image::ImageEncoder as _;
-
 use crate::support::{Run, SiteTest, bundled, tree};
 
 /// The minimal fixture's header, as its `data/cases.csv` has it.
@@ -457,15 +455,6 @@ fn the_sites_own_export_imported_again_changes_no_file() {
     assert_eq!(content(&site), before);
 }
 
-fn png(w: u32, h: u32) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 7) as u8, (y * 5) as u8, 90]));
-    let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgb8)
-        .unwrap();
-    out
-}
-
 #[test]
 fn a_photos_column_copies_checked_photographs_into_the_case_folder() {
     let sheet = format!(
@@ -475,8 +464,8 @@ fn a_photos_column_copies_checked_photographs_into_the_case_folder() {
     );
     let site = SiteTest::fixture("minimal")
         .write("sheet.csv", &sheet)
-        .write_bytes("incoming/a.png", &png(40, 30))
-        .write_bytes("incoming/c.png", &png(30, 40))
+        .write_bytes("incoming/a.png", &crate::support::patterned_png(40, 30))
+        .write_bytes("incoming/c.png", &crate::support::patterned_png(30, 40))
         .write_bytes("incoming/b.png", b"not an image");
     let photos = site.root().join("incoming");
     let before = content(&site);
@@ -488,7 +477,7 @@ fn a_photos_column_copies_checked_photographs_into_the_case_folder() {
     import(&site, &["sheet.csv"])
         .failure(1)
         .stderr_has("--photos DIR");
-    let site = site.write_bytes("incoming/b.png", &png(20, 20));
+    let site = site.write_bytes("incoming/b.png", &crate::support::patterned_png(20, 20));
     let run = import(&site, &["sheet.csv", "--photos", photos.to_str().unwrap()]);
     run.success();
     assert!(

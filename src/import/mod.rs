@@ -185,18 +185,25 @@ enum Plan {
     },
 }
 
+/// The site's case schema: without one there is nothing to import into.
+fn case_schema(config: &Config) -> Result<&CaseSchema> {
+    config.cases.as_ref().ok_or_else(|| {
+        Error::one(
+            Diagnostic::new(
+                "casebook.toml",
+                "the site declares no case schema ([cases])",
+            )
+            .hint(
+                "add a [cases] table with its [[cases.fields]] first (see docs/configuration.md)",
+            ),
+        )
+    })
+}
+
 /// Runs an import. On any problem nothing is written and every problem is returned.
 pub fn import(options: &ImportOptions) -> Result<ImportReport> {
     let config = Config::load(&options.root)?;
-    let Some(schema) = &config.cases else {
-        return Err(Error::one(
-            Diagnostic::new(
-                "casebook.toml",
-                "the site declares no case schema to import into",
-            )
-            .hint("add a [cases] table with its [[cases.fields]] first (see the README)"),
-        ));
-    };
+    let schema = case_schema(&config)?;
     let mapping = match &options.mapping {
         Some(path) => Mapping::load(path, schema)?,
         None => Mapping::default(),

@@ -39,15 +39,7 @@ const TEMPLATE_ROWS: u32 = 20_000;
 /// Writes the template to `out` and says what it wrote.
 pub fn template(root: &Path, out: &Path) -> Result<String> {
     let config = Config::load(root)?;
-    let Some(schema) = &config.cases else {
-        return Err(Error::one(
-            Diagnostic::new(
-                "casebook.toml",
-                "the site declares no case schema to make a template from",
-            )
-            .hint("add a [cases] table with its [[cases.fields]] first (see the README)"),
-        ));
-    };
+    let schema = super::case_schema(&config)?;
     let ext = out
         .extension()
         .and_then(|e| e.to_str())

@@ -255,3 +255,24 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// A PNG of yellow and blue 3-pixel squares: a generated image, nothing photographed.
+pub fn patterned_png(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| {
+        if (x / 3 + y / 3) % 2 == 0 {
+            image::Rgb([255, 230, 0])
+        } else {
+            image::Rgb([0, 40, 255])
+        }
+    });
+    let mut out = Vec::new();
+    image::ImageEncoder::write_image(
+        image::codecs::png::PngEncoder::new(&mut out),
+        img.as_raw(),
+        w,
+        h,
+        image::ExtendedColorType::Rgb8,
+    )
+    .unwrap();
+    out
+}
