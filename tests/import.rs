@@ -571,3 +571,35 @@ fn a_new_id_never_overwrites_a_file_that_holds_another_case() {
         .stderr_has("content/cases/c-070/index.md: the sheet adds case `c-070`, but this file is already there with another case_id");
     assert_eq!(content(&site), before);
 }
+
+#[test]
+fn spaces_around_a_value_and_crlf_inside_a_cell_are_no_change() {
+    let site = SiteTest::fixture("minimal").edit(
+        "content/cases/c-001/index.md",
+        "synthetic = true",
+        "synthetic = true\nnote = \"  first line\\nsecond line \"",
+    );
+    let site = site.write_bytes(
+        "sheet.csv",
+        &excel_csv(&["case_id,note", "c-001,\"first line\r\nsecond line\""]),
+    );
+    let run = import(&site, &["sheet.csv"]);
+    run.success();
+    assert!(
+        run.stdout.contains("0 changed, 1 unchanged"),
+        "{}",
+        run.stdout
+    );
+    // A real change is written with LF line ends, as the case file has them (toml_edit
+    // writes a value with line breaks as a multi-line string).
+    let site = site.write_bytes(
+        "sheet.csv",
+        &excel_csv(&["case_id,note", "c-001,\"first line\r\nthird line\""]),
+    );
+    import(&site, &["sheet.csv"]).success();
+    assert!(
+        case_file(&site, "c-001").contains("note = \"\"\"\nfirst line\nthird line\"\"\"\n"),
+        "{}",
+        case_file(&site, "c-001")
+    );
+}

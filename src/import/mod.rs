@@ -379,8 +379,15 @@ fn existing_cases(
 }
 
 /// An empty list and no value are the same thing to a reader.
+/// Text that differs only in spaces at either end or in line endings reads the same: cells
+/// are trimmed, and spreadsheets write CRLF.
 fn meaningful(value: Option<FieldValue>) -> Option<FieldValue> {
-    value.filter(|v| !matches!(v, FieldValue::List(items) if items.is_empty()))
+    value
+        .filter(|v| !matches!(v, FieldValue::List(items) if items.is_empty()))
+        .map(|v| match v {
+            FieldValue::Str(s) => FieldValue::Str(s.trim().replace("\r\n", "\n")),
+            other => other,
+        })
 }
 
 fn text_of(value: &Option<FieldValue>) -> String {

@@ -38,7 +38,8 @@ impl Value {
     pub(crate) fn text(&self) -> String {
         match self {
             Value::Empty => String::new(),
-            Value::Text(t) => t.trim().to_string(),
+            // Spreadsheets end lines inside a cell with CRLF; case files use LF.
+            Value::Text(t) => t.trim().replace("\r\n", "\n"),
             Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", *n as i64),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
