@@ -63,11 +63,7 @@ fn a_csv_with_bom_and_crlf_updates_only_the_sheets_fields_and_adds_cases() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains("created content/cases/c-010/index.md"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("created content/cases/c-010/index.md");
     assert!(
         run.stdout
             .contains("not in the sheet, left as they are: c-002, c-003, c-004, c-005"),
@@ -117,19 +113,13 @@ fn a_dry_run_shows_each_change_and_writes_nothing() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains("1 to create, 1 to change, 0 unchanged, 4 not in the sheet (dry run: nothing was written)"),
-        "{}",
-        run.stdout
+    run.stdout_has(
+        "1 to create, 1 to change, 0 unchanged, 4 not in the sheet (dry run: nothing was written)",
     );
     // Every changed field, with its old and new value.
     let c002 = case_file(&site, "c-002");
     assert!(c002.contains("branch"), "{c002}");
-    assert!(
-        run.stdout.contains("  note: (none) -> \"Seen twice\""),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("  note: (none) -> \"Seen twice\"");
 }
 
 #[test]
@@ -185,11 +175,7 @@ fn a_semicolon_sheet_through_a_mapping_file_and_the_mapping_saved_for_next_time(
     // The saved mapping reads the same sheet to the same files: nothing left to change.
     let run = import(&site, &["sheet.csv", "--mapping", saved.to_str().unwrap()]);
     run.success();
-    assert!(
-        run.stdout.contains("0 created, 0 changed, 1 unchanged"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("0 created, 0 changed, 1 unchanged");
     site.build().success();
 }
 
@@ -325,11 +311,7 @@ fn an_xlsx_sheet_is_read_by_name_with_typed_dates_and_numbers() {
         .stderr_has("did you mean `Cases`?");
     let run = import(&site, &["cases.xlsx", "--sheet", "Cases"]);
     run.success();
-    assert!(
-        run.stdout.contains("1 created, 0 changed, 1 unchanged"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("1 created, 0 changed, 1 unchanged");
     let text = case_file(&site, "c-040");
     assert!(text.contains("number = 140\n"), "{text}");
     assert!(text.contains("photographed = 2011-06-01\n"), "{text}");
@@ -426,11 +408,7 @@ fn arabic_labels_name_columns_and_arabic_value_labels_name_values() {
     let site = SiteTest::fixture("i18n").write("sheet.csv", "رقم الحالة,الفرع\nc-1,الفرع 227\n");
     let run = import(&site, &["sheet.csv"]);
     run.success();
-    assert!(
-        run.stdout.contains("  branch: \"215\" -> \"227\""),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("  branch: \"215\" -> \"227\"");
     assert!(case_file(&site, "c-1").contains("branch = \"227\""));
     // And the English value label too.
     let site = site.write("sheet.csv", "Case ID,Branch\nc-1,branch 215\n");
@@ -480,16 +458,8 @@ fn a_photos_column_copies_checked_photographs_into_the_case_folder() {
     let site = site.write_bytes("incoming/b.png", &crate::support::patterned_png(20, 20));
     let run = import(&site, &["sheet.csv", "--photos", photos.to_str().unwrap()]);
     run.success();
-    assert!(
-        run.stdout.contains("3 photographs copied"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("  photos: (none) -> \"c.png\""),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("3 photographs copied");
+    run.stdout_has("  photos: (none) -> \"c.png\"");
     let text = case_file(&site, "c-060");
     assert!(
         text.contains("[[photos]]\nfile = \"a.png\"\nalt = \"First generated image\"\nsensitivity = \"graphic\"\n"),
@@ -501,11 +471,7 @@ fn a_photos_column_copies_checked_photographs_into_the_case_folder() {
     // Run again: the photographs are there, nothing changes.
     let run = import(&site, &["sheet.csv", "--photos", photos.to_str().unwrap()]);
     run.success();
-    assert!(
-        run.stdout.contains("0 created, 0 changed, 2 unchanged"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("0 created, 0 changed, 2 unchanged");
 }
 
 #[test]
@@ -532,11 +498,7 @@ fn templates_are_made_from_the_schema_and_import_cleanly() {
     for template in [&csv, &xlsx] {
         let run = import(&site, &[template.to_str().unwrap()]);
         run.success();
-        assert!(
-            run.stdout.contains("0 created, 0 changed, 0 unchanged"),
-            "{}",
-            run.stdout
-        );
+        run.stdout_has("0 created, 0 changed, 0 unchanged");
     }
     import(
         &site,
@@ -585,11 +547,7 @@ fn spaces_around_a_value_and_crlf_inside_a_cell_are_no_change() {
     );
     let run = import(&site, &["sheet.csv"]);
     run.success();
-    assert!(
-        run.stdout.contains("0 changed, 1 unchanged"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("0 changed, 1 unchanged");
     // A real change is written with LF line ends, as the case file has them (toml_edit
     // writes a value with line breaks as a multi-line string).
     let site = site.write_bytes(

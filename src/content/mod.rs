@@ -108,6 +108,25 @@ pub(crate) struct Corpus {
     pub(crate) failed_keys: std::collections::HashSet<String>,
 }
 
+/// The case section's default-language files, the ones that carry the case fields
+/// (translations and `_index` files left out): what `casebook import` compares a sheet with.
+pub(crate) fn case_files(config: &Config, section: &str) -> Result<Vec<PathBuf>> {
+    let content_dir = config.root.join("content");
+    let mut listing = Listing::default();
+    if content_dir.join(section).is_dir() {
+        listing::list(&content_dir, Path::new(section), false, &mut listing)?;
+    }
+    Ok(listing
+        .markdown
+        .into_iter()
+        .filter(|(rel, _)| {
+            let stem = rel.file_stem().unwrap_or_default().to_string_lossy();
+            !stem.starts_with("_index") && parse::split_language(&stem).is_none()
+        })
+        .map(|(rel, _)| content_dir.join(rel))
+        .collect())
+}
+
 impl Corpus {
     /// Resolves an `@/` link target (`report/_index.md`, optionally `about.ar.md`) for a page
     /// in `lang`: the same language if translated, else the default language.

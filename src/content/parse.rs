@@ -23,8 +23,8 @@ pub(super) fn parse_file(
 
     let file_name = rel.file_name().unwrap_or_default().to_string_lossy();
     let full_stem = file_name.trim_end_matches(".md");
-    let (stem, lang) = match full_stem.rsplit_once('.') {
-        Some((stem, code)) if crate::locale::is_language_code(code) => {
+    let (stem, lang) = match split_language(full_stem) {
+        Some((stem, code)) => {
             if config.language(code).is_none() {
                 return Err(vec![
                     Diagnostic::new(
@@ -225,4 +225,12 @@ pub(super) fn with_lang(config: &Config, lang: &str, path: &str) -> String {
         config.language_prefix(lang),
         path.trim_start_matches('/')
     )
+}
+
+/// `about.ar` → (`about`, `ar`): a file name's stem and the language it is written in, when
+/// the name says (a default-language file's name does not).
+pub(super) fn split_language(full_stem: &str) -> Option<(&str, &str)> {
+    full_stem
+        .rsplit_once('.')
+        .filter(|(_, code)| crate::locale::is_language_code(code))
 }

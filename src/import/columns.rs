@@ -23,7 +23,7 @@ use crate::config::{CaseSchema, FieldType};
 use crate::error::{Diagnostic, Error, Result, did_you_mean};
 
 /// What a column fills.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Target {
     /// A schema field, by index into `CaseSchema::fields`.
     Field(usize),
@@ -37,14 +37,39 @@ pub(crate) enum Target {
     Ignored,
 }
 
-/// Columns that are not schema fields, by the name a mapping file and a header use.
-const OTHER_TARGETS: [(&str, Target); 6] = [
-    ("title", Target::Title),
-    ("photos", Target::Photos),
-    ("photo_alt", Target::PhotoAlt),
-    ("photo_caption", Target::PhotoCaption),
-    ("photo_sensitivity", Target::PhotoSensitivity),
-    ("url", Target::Ignored),
+/// Columns that are not schema fields: the name a header and a mapping file use, what the
+/// column fills, and what it holds (the template's *Fields* sheet says so).
+pub(super) const OTHER_COLUMNS: [(&str, Target, &str); 6] = [
+    (
+        "title",
+        Target::Title,
+        "The page title. Optional: new cases are titled with their id.",
+    ),
+    (
+        "photos",
+        Target::Photos,
+        "Photograph file names, separated by ;. The files must be in the folder given with --photos.",
+    ),
+    (
+        "photo_alt",
+        Target::PhotoAlt,
+        "One description per photograph, separated by ;, for people who cannot see it. Required with photos.",
+    ),
+    (
+        "photo_caption",
+        Target::PhotoCaption,
+        "One caption per photograph, separated by ;. Optional.",
+    ),
+    (
+        "photo_sensitivity",
+        Target::PhotoSensitivity,
+        "none, sensitive or graphic, one per photograph. Optional: the site's default applies.",
+    ),
+    (
+        "url",
+        Target::Ignored,
+        "Not imported: a case's address follows from its id.",
+    ),
 ];
 
 /// A saved mapping, as read from or written to a mapping file.
@@ -212,7 +237,7 @@ fn target_names(schema: &CaseSchema) -> impl Iterator<Item = &str> {
         .fields
         .iter()
         .map(|f| f.name.as_str())
-        .chain(OTHER_TARGETS.iter().map(|(n, _)| *n))
+        .chain(OTHER_COLUMNS.iter().map(|(n, ..)| *n))
 }
 
 fn target_named(schema: &CaseSchema, name: &str) -> Option<Target> {
@@ -222,20 +247,20 @@ fn target_named(schema: &CaseSchema, name: &str) -> Option<Target> {
     if let Some(i) = schema.fields.iter().position(|f| f.name == name) {
         return Some(Target::Field(i));
     }
-    OTHER_TARGETS
+    OTHER_COLUMNS
         .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
+        .find(|(n, ..)| *n == name)
+        .map(|(_, t, _)| *t)
 }
 
 pub(crate) fn target_name(schema: &CaseSchema, target: Target) -> &str {
     match target {
         Target::Field(i) => &schema.fields[i].name,
         Target::Ignored => "",
-        other => OTHER_TARGETS
+        other => OTHER_COLUMNS
             .iter()
-            .find(|(_, t)| *t == other)
-            .map_or("", |(n, _)| *n),
+            .find(|(_, t, _)| *t == other)
+            .map_or("", |(n, ..)| *n),
     }
 }
 
@@ -260,7 +285,7 @@ pub(crate) fn resolve(
     for (i, f) in schema.fields.iter().enumerate() {
         known.push((normalise(&f.name), Target::Field(i)));
     }
-    for (name, target) in OTHER_TARGETS {
+    for (name, target, _) in OTHER_COLUMNS {
         known.push((normalise(name), target));
     }
     for (i, f) in schema.fields.iter().enumerate() {
@@ -307,7 +332,7 @@ pub(crate) fn resolve(
                     .fields
                     .iter()
                     .flat_map(|f| [f.name.as_str(), f.label.as_str()])
-                    .chain(OTHER_TARGETS.iter().map(|(n, _)| *n))
+                    .chain(OTHER_COLUMNS.iter().map(|(n, ..)| *n))
                     .collect();
                 let hint = did_you_mean(header, names.iter().copied())
                     .map(|d| format!("{d} Or leave it out with a mapping file line `\"{header}\" = \"\"` under [columns]"))

@@ -83,6 +83,16 @@ fn toml_value(value: &FieldValue) -> toml_edit::Value {
 
 fn edit_toml(block: &str, changes: &[Change], photos: &[PhotoCell]) -> Result<String, String> {
     let mut doc: toml_edit::DocumentMut = block.parse().map_err(|e| format!("{e}"))?;
+    change_toml(&mut doc, changes, photos)?;
+    Ok(doc.to_string())
+}
+
+/// Makes `changes` in `doc` and appends `photos` to its `[[photos]]`.
+fn change_toml(
+    doc: &mut toml_edit::DocumentMut,
+    changes: &[Change],
+    photos: &[PhotoCell],
+) -> Result<(), String> {
     for change in changes {
         match change {
             Change::Set(key, value) => match doc.get_mut(key).and_then(|i| i.as_value_mut()) {
@@ -123,7 +133,7 @@ fn edit_toml(block: &str, changes: &[Change], photos: &[PhotoCell]) -> Result<St
             entries.push(table);
         }
     }
-    Ok(doc.to_string())
+    Ok(())
 }
 
 fn sensitivity_name(s: Sensitivity) -> &'static str {
@@ -234,13 +244,11 @@ pub(crate) fn new_file(
 ) -> String {
     let mut doc = toml_edit::DocumentMut::new();
     doc.insert("title", toml_edit::value(title));
-    let block = doc.to_string();
-    let changes: Vec<Change> = fields
-        .iter()
-        .map(|(k, v)| Change::Set(k.to_string(), (*v).clone()))
-        .collect();
-    let block = edit_toml(&block, &changes, photos).expect("a document made here parses");
-    format!("+++\n{block}+++\n")
+    for (key, value) in fields {
+        doc.insert(key, toml_edit::value(toml_value(value)));
+    }
+    change_toml(&mut doc, &[], photos).expect("a new document has no other `photos`");
+    format!("+++\n{doc}+++\n")
 }
 
 #[cfg(test)]

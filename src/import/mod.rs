@@ -168,21 +168,15 @@ struct Existing {
     bundle: bool,
 }
 
-/// What to do with one file.
-enum Plan {
-    Create {
-        id: String,
-        file: PathBuf,
-        text: String,
-        photos: Vec<PhotoCell>,
-    },
-    Change {
-        id: String,
-        file: PathBuf,
-        text: String,
-        fields: Vec<FieldChange>,
-        photos: Vec<PhotoCell>,
-    },
+/// What to do with one case file: write `text` to `file` and copy `photos` beside it.
+struct Plan {
+    id: String,
+    /// Relative to the site root.
+    file: PathBuf,
+    text: String,
+    photos: Vec<PhotoCell>,
+    /// The fields an existing file changes in; `None` for a new file.
+    changed: Option<Vec<FieldChange>>,
 }
 
 /// The site's case schema: without one there is nothing to import into.
@@ -217,7 +211,7 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
 
     let missing_columns = columns::missing_required(schema, &targets);
     let mut plans = Vec::new();
-    let mut unchanged = 0;
+    let (mut unchanged, mut creates) = (0, false);
     for record in &records {
         match existing.get(&record.id) {
             Some(file) => match change(schema, record, file) {
@@ -226,24 +220,22 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
                 Err(d) => diags.push(d),
             },
             None => {
+                creates = true;
                 if !missing_columns.is_empty() {
                     continue; // reported once below
                 }
                 let plan = create(schema, record);
-                if let Plan::Create { file, .. } = &plan {
-                    if config.root.join(file).exists() {
-                        diags.push(
-                            Diagnostic::new(file, format!("the sheet adds case `{}`, but this file is already there with another {}", record.id, schema.id_field))
-                                .hint("correct the id in the sheet or in the file: one folder holds one case"),
-                        );
-                        continue;
-                    }
+                if config.root.join(&plan.file).exists() {
+                    diags.push(
+                        Diagnostic::new(&plan.file, format!("the sheet adds case `{}`, but this file is already there with another {}", record.id, schema.id_field))
+                            .hint("correct the id in the sheet or in the file: one folder holds one case"),
+                    );
+                    continue;
                 }
                 plans.push(plan);
             }
         }
     }
-    let creates = records.iter().any(|r| !existing.contains_key(&r.id));
     if creates {
         for &i in &missing_columns {
             let field = &schema.fields[i];
@@ -285,11 +277,9 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
         report.mapping_saved = Some(path.clone());
     }
     for plan in plans {
-        match plan {
-            Plan::Create { id, file, .. } => report.created.push((id, file)),
-            Plan::Change {
-                id, file, fields, ..
-            } => report.changed.push((id, file, fields)),
+        match plan.changed {
+            None => report.created.push((plan.id, plan.file)),
+            Some(fields) => report.changed.push((plan.id, plan.file, fields)),
         }
     }
     report.created.sort();
@@ -303,35 +293,7 @@ fn existing_cases(
     schema: &CaseSchema,
     diags: &mut Vec<Diagnostic>,
 ) -> Result<HashMap<String, Existing>> {
-    let section = config.root.join("content").join(&schema.section);
-    if !section.is_dir() {
-        return Ok(HashMap::new());
-    }
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(&section)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'))
-    {
-        let entry = entry.map_err(|e| {
-            Error::io(
-                &section,
-                e.into_io_error()
-                    .unwrap_or_else(|| std::io::Error::other("walk")),
-            )
-        })?;
-        let name = entry.file_name().to_string_lossy();
-        let Some(stem) = name.strip_suffix(".md") else {
-            continue;
-        };
-        let translation = stem
-            .rsplit_once('.')
-            .is_some_and(|(_, code)| crate::locale::is_language_code(code));
-        if !entry.file_type().is_file() || stem.starts_with("_index") || translation {
-            continue;
-        }
-        files.push(entry.into_path());
-    }
+    let files = crate::content::case_files(config, &schema.section)?;
     let found: Vec<std::result::Result<(String, Existing), Diagnostic>> = files
         .par_iter()
         .filter_map(|path| {
@@ -378,9 +340,8 @@ fn existing_cases(
     Ok(out)
 }
 
-/// An empty list and no value are the same thing to a reader.
-/// Text that differs only in spaces at either end or in line endings reads the same: cells
-/// are trimmed, and spreadsheets write CRLF.
+/// A value as a reader compares it: an empty list is no value, and text is the same without
+/// spaces at either end and with LF line ends (cells are trimmed; spreadsheets write CRLF).
 fn meaningful(value: Option<FieldValue>) -> Option<FieldValue> {
     value
         .filter(|v| !matches!(v, FieldValue::List(items) if items.is_empty()))
@@ -474,12 +435,12 @@ fn change(
             format!("cannot update the front matter: {m}"),
         )
     })?;
-    Ok(Some(Plan::Change {
+    Ok(Some(Plan {
         id: record.id.clone(),
         file: file.display.clone(),
         text,
-        fields,
         photos,
+        changed: Some(fields),
     }))
 }
 
@@ -504,7 +465,7 @@ fn create(schema: &CaseSchema, record: &Record) -> Plan {
         .iter()
         .filter_map(|(i, v)| Some((schema.fields[*i].name.as_str(), v.as_ref()?)))
         .collect();
-    Plan::Create {
+    Plan {
         id: record.id.clone(),
         file: Path::new("content")
             .join(&schema.section)
@@ -512,6 +473,7 @@ fn create(schema: &CaseSchema, record: &Record) -> Plan {
             .join("index.md"),
         text: edit::new_file(&title, &fields, &record.photos),
         photos: record.photos.clone(),
+        changed: None,
     }
 }
 
@@ -526,14 +488,7 @@ fn check_photos(
 ) -> usize {
     let adds: Vec<(&Path, &PhotoCell)> = plans
         .iter()
-        .flat_map(|p| {
-            let (file, photos) = match p {
-                Plan::Create { file, photos, .. } | Plan::Change { file, photos, .. } => {
-                    (file, photos)
-                }
-            };
-            photos.iter().map(move |ph| (file.as_path(), ph))
-        })
+        .flat_map(|p| p.photos.iter().map(|photo| (p.file.as_path(), photo)))
         .collect();
     if adds.is_empty() {
         return 0;
@@ -585,36 +540,28 @@ fn check_photos(
     adds.len()
 }
 
-/// Writes every plan: each file replaced whole, by renaming a finished copy over it.
+/// Writes every plan, photographs first: a changed file is replaced whole, by renaming a
+/// finished copy over it.
 fn write(root: &Path, photos: Option<&Path>, plans: &[Plan]) -> Result<()> {
     plans.par_iter().try_for_each(|plan| {
-        let (file, text, added) = match plan {
-            Plan::Create {
-                file, text, photos, ..
-            }
-            | Plan::Change {
-                file, text, photos, ..
-            } => (file, text, photos),
-        };
-        let path = root.join(file);
+        let path = root.join(&plan.file);
         let folder = path.parent().unwrap_or(root);
+        if plan.changed.is_none() {
+            std::fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+        }
         if let Some(dir) = photos {
-            for photo in added {
+            for photo in &plan.photos {
                 let target = folder.join(&photo.file);
                 if !target.exists() {
-                    std::fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
                     std::fs::copy(dir.join(&photo.file), &target)
                         .map_err(|e| Error::io(&target, e))?;
                 }
             }
         }
-        match plan {
-            Plan::Create { .. } => {
-                std::fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
-                std::fs::write(&path, text).map_err(|e| Error::io(&path, e))
-            }
-            Plan::Change { .. } => crate::output::save_atomically(&path, text.as_bytes())
-                .map_err(|e| Error::io(&path, e)),
+        match plan.changed {
+            None => std::fs::write(&path, &plan.text),
+            Some(_) => crate::output::save_atomically(&path, plan.text.as_bytes()),
         }
+        .map_err(|e| Error::io(&path, e))
     })
 }

@@ -68,7 +68,7 @@ pub(crate) fn records(
         let cell = |j: usize| row.cells.get(j).unwrap_or(&Value::Empty);
         let mut fields = Vec::new();
         let mut title = None;
-        let mut photo_parts: BTreeMap<u8, (Vec<String>, At)> = BTreeMap::new();
+        let mut photo_parts: BTreeMap<Target, (Vec<String>, At)> = BTreeMap::new();
         for (j, target) in targets.iter().enumerate() {
             let value = cell(j);
             if let Value::Formula(f) = value {
@@ -123,17 +123,12 @@ pub(crate) fn records(
                     let t = value.text();
                     title = (!t.is_empty()).then_some(t);
                 }
-                Target::Photos => {
-                    photo_parts.insert(0, (split(&value.text(), mapping.separator()), cell_at(j)));
-                }
-                Target::PhotoAlt => {
-                    photo_parts.insert(1, (split(&value.text(), mapping.separator()), cell_at(j)));
-                }
-                Target::PhotoCaption => {
-                    photo_parts.insert(2, (split(&value.text(), mapping.separator()), cell_at(j)));
-                }
-                Target::PhotoSensitivity => {
-                    photo_parts.insert(3, (split(&value.text(), mapping.separator()), cell_at(j)));
+                photo_part @ (Target::Photos
+                | Target::PhotoAlt
+                | Target::PhotoCaption
+                | Target::PhotoSensitivity) => {
+                    let items = split(&value.text(), mapping.separator());
+                    photo_parts.insert(*photo_part, (items, cell_at(j)));
                 }
                 Target::Ignored => {}
             }
@@ -216,14 +211,14 @@ fn split(text: &str, separator: &str) -> Vec<String> {
 /// Pairs each photograph file with its alt text, caption and sensitivity.
 fn photos(
     table: &Table,
-    parts: &BTreeMap<u8, (Vec<String>, At)>,
+    parts: &BTreeMap<Target, (Vec<String>, At)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<PhotoCell> {
-    let Some((files, files_at)) = parts.get(&0) else {
+    let Some((files, files_at)) = parts.get(&Target::Photos) else {
         return Vec::new();
     };
-    let mut part = |k: u8, name: &str| -> Option<Vec<String>> {
-        let (items, at) = parts.get(&k)?;
+    let mut part = |target: Target, name: &str| -> Option<Vec<String>> {
+        let (items, at) = parts.get(&target)?;
         if !items.is_empty() && items.len() != files.len() {
             diags.push(
                 table
@@ -234,9 +229,9 @@ fn photos(
         }
         Some(items.clone())
     };
-    let alts = part(1, "photo_alt").unwrap_or_default();
-    let captions = part(2, "photo_caption").unwrap_or_default();
-    let sensitivities = part(3, "photo_sensitivity").unwrap_or_default();
+    let alts = part(Target::PhotoAlt, "photo_alt").unwrap_or_default();
+    let captions = part(Target::PhotoCaption, "photo_caption").unwrap_or_default();
+    let sensitivities = part(Target::PhotoSensitivity, "photo_sensitivity").unwrap_or_default();
     let mut out = Vec::new();
     for (n, file) in files.iter().enumerate() {
         let sensitivity = match sensitivities.get(n) {
@@ -245,7 +240,10 @@ fn photos(
                 None => {
                     diags.push(
                         table
-                            .at(parts[&3].1, format!("`{s}` is not a sensitivity"))
+                            .at(
+                                parts[&Target::PhotoSensitivity].1,
+                                format!("`{s}` is not a sensitivity"),
+                            )
                             .field("photo_sensitivity")
                             .hint(format!("use one of: {}", Sensitivity::NAMES.join(", "))),
                     );

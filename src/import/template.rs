@@ -6,35 +6,20 @@ use std::path::Path;
 
 use rust_xlsxwriter::{DataValidation, DataValidationRule, Format, Workbook, XlsxError};
 
+use super::columns::{OTHER_COLUMNS, Target};
 use crate::config::{CaseSchema, Config, FieldDef, FieldType};
 use crate::error::{Diagnostic, Error, Result};
 
-/// The columns after the schema's fields, with what each holds.
-const OTHER_COLUMNS: [(&str, &str); 5] = [
-    (
-        "title",
-        "The page title. Optional: new cases are titled with their id.",
-    ),
-    (
-        "photos",
-        "Photograph file names, separated by ;. The files must be in the folder given with --photos.",
-    ),
-    (
-        "photo_alt",
-        "One description per photograph, separated by ;, for people who cannot see it. Required with photos.",
-    ),
-    (
-        "photo_caption",
-        "One caption per photograph, separated by ;. Optional.",
-    ),
-    (
-        "photo_sensitivity",
-        "none, sensitive or graphic, one per photograph. Optional: the site's default applies.",
-    ),
-];
-
 /// Rows of the `.xlsx` template that carry drop-down lists and formats.
 const TEMPLATE_ROWS: u32 = 20_000;
+
+/// The columns after the schema's fields, with what each holds: the ones import reads.
+fn written_columns() -> impl Iterator<Item = (&'static str, &'static str)> {
+    OTHER_COLUMNS
+        .iter()
+        .filter(|(_, target, _)| *target != Target::Ignored)
+        .map(|(name, _, about)| (*name, *about))
+}
 
 /// Writes the template to `out` and says what it wrote.
 pub fn template(root: &Path, out: &Path) -> Result<String> {
@@ -71,7 +56,7 @@ fn header(schema: &CaseSchema) -> Vec<&str> {
         .fields
         .iter()
         .map(|f| f.name.as_str())
-        .chain(OTHER_COLUMNS.iter().map(|(n, _)| *n))
+        .chain(written_columns().map(|(n, _)| n))
         .collect()
 }
 
@@ -163,7 +148,7 @@ fn xlsx(schema: &CaseSchema) -> std::result::Result<Vec<u8>, XlsxError> {
         fields.write_string(row, 5, field.description.as_deref().unwrap_or(""))?;
         row += 1;
     }
-    for (name, about) in OTHER_COLUMNS {
+    for (name, about) in written_columns() {
         fields.write_string(row, 0, name)?;
         fields.write_string(row, 4, about)?;
         row += 1;

@@ -45,6 +45,16 @@ impl Run {
     }
 
     #[track_caller]
+    pub fn stdout_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout lacks {needle:?}:\n{}",
+            self.stdout
+        );
+        self
+    }
+
+    #[track_caller]
     pub fn stderr_has(&self, needle: &str) -> &Self {
         assert!(
             self.stderr.contains(needle),
