@@ -561,3 +561,20 @@ fn spaces_around_a_value_and_crlf_inside_a_cell_are_no_change() {
         case_file(&site, "c-001")
     );
 }
+
+#[test]
+fn a_mapping_file_names_a_delimiter_no_guess_would_find() {
+    // A colon between values, commas and semicolons inside them.
+    let site = SiteTest::fixture("minimal")
+        .write(
+            "sheet.csv",
+            "case_id:note\nc-001:seen in 2012, twice; once more\n",
+        )
+        .write("map.toml", "delimiter = \":\"\n");
+    import(&site, &["sheet.csv", "--mapping", "map.toml"]).success();
+    assert!(case_file(&site, "c-001").contains("note = \"seen in 2012, twice; once more\""));
+    let site = site.write("map.toml", "delimiter = \"::\"\n");
+    import(&site, &["sheet.csv", "--mapping", "map.toml"])
+        .failure(1)
+        .stderr_has("map.toml:1:1: delimiter is not one character");
+}

@@ -4,6 +4,7 @@
 //! A mapping file is TOML, written by hand or by `--save-mapping`:
 //!
 //! ```toml
+//! delimiter = ";"           # CSV only; by default the header line's most used of , ; tab |
 //! list_separator = ";"
 //! date_format = "%d/%m/%Y"
 //! [columns]
@@ -76,6 +77,10 @@ pub(super) const OTHER_COLUMNS: [(&str, Target, &str); 6] = [
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Mapping {
+    /// A CSV file's delimiter, one character. Default: whichever of `,` `;` tab `|` the
+    /// header line uses most.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) delimiter: Option<String>,
     /// What separates the items of a list cell (and of photo cells). Default `;`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) list_separator: Option<String>,
@@ -94,6 +99,11 @@ pub(crate) struct Mapping {
 impl Mapping {
     pub(crate) fn separator(&self) -> &str {
         self.list_separator.as_deref().unwrap_or(";")
+    }
+
+    /// The CSV delimiter the mapping sets, checked to be one ASCII character by `load`.
+    pub(crate) fn csv_delimiter(&self) -> Option<u8> {
+        self.delimiter.as_deref().map(|d| d.as_bytes()[0])
     }
 
     pub(crate) fn date_format(&self) -> &str {
@@ -170,6 +180,17 @@ impl Mapping {
                 Diagnostic::new(path, "list_separator is empty or blank")
                     .at(at("list_separator"), 1)
                     .hint("use a character that no value contains, e.g. \";\" or \"|\""),
+            );
+        }
+        if mapping
+            .delimiter
+            .as_deref()
+            .is_some_and(|d| d.len() != 1 || !d.is_ascii() || d == "\"" || d == "\n")
+        {
+            diags.push(
+                Diagnostic::new(path, "delimiter is not one character")
+                    .at(at("delimiter"), 1)
+                    .hint("give the one character between a CSV file's values, e.g. delimiter = \":\" or \"\\t\" for tab"),
             );
         }
         if let Some(format) = &mapping.date_format {

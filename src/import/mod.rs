@@ -78,9 +78,6 @@ pub struct ImportReport {
     pub mapping_saved: Option<PathBuf>,
 }
 
-/// How many lines of each kind the summary shows before counting the rest.
-const SHOWN: usize = 50;
-
 impl fmt::Display for ImportReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (create, change) = if self.dry_run {
@@ -88,13 +85,10 @@ impl fmt::Display for ImportReport {
         } else {
             ("created", "changed")
         };
-        for (_, path) in self.created.iter().take(SHOWN) {
+        for (_, path) in &self.created {
             writeln!(f, "{create} {}", path.display())?;
         }
-        if self.created.len() > SHOWN {
-            writeln!(f, "... and {} more", self.created.len() - SHOWN)?;
-        }
-        for (_, path, fields) in self.changed.iter().take(SHOWN) {
+        for (_, path, fields) in &self.changed {
             writeln!(f, "{change} {}", path.display())?;
             for c in fields {
                 let show = |v: &str| {
@@ -113,25 +107,12 @@ impl fmt::Display for ImportReport {
                 )?;
             }
         }
-        if self.changed.len() > SHOWN {
-            writeln!(f, "... and {} more", self.changed.len() - SHOWN)?;
-        }
         if !self.not_in_sheet.is_empty() {
-            let listed: Vec<&str> = self
-                .not_in_sheet
-                .iter()
-                .take(SHOWN)
-                .map(String::as_str)
-                .collect();
-            let more = self.not_in_sheet.len().saturating_sub(SHOWN);
             write!(
                 f,
                 "not in the sheet, left as they are: {}",
-                listed.join(", ")
+                self.not_in_sheet.join(", ")
             )?;
-            if more > 0 {
-                write!(f, " ... and {more} more")?;
-            }
             writeln!(f)?;
         }
         if let Some(m) = &self.mapping_saved {
@@ -203,7 +184,12 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
         None => Mapping::default(),
     };
     let display = options.file.display().to_string();
-    let table = sheet::read(&options.file, &display, options.sheet.as_deref())?;
+    let table = sheet::read(
+        &options.file,
+        &display,
+        options.sheet.as_deref(),
+        mapping.csv_delimiter(),
+    )?;
     let targets = columns::resolve(&table, schema, &mapping).map_err(Error::Diagnostics)?;
     let mut diags = Vec::new();
     let records = rows::records(&table, schema, &targets, &mapping, &mut diags);

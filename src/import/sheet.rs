@@ -135,8 +135,14 @@ pub(crate) fn kind(path: &Path) -> Option<Kind> {
     }
 }
 
-/// Reads the sheet `sheet` (default: the first) of `path`. `display` names it in messages.
-pub(crate) fn read(path: &Path, display: &str, sheet: Option<&str>) -> Result<Table> {
+/// Reads the sheet `sheet` (default: the first) of `path`. `display` names it in messages;
+/// `delimiter` is a CSV file's, when it is not to be guessed.
+pub(crate) fn read(
+    path: &Path,
+    display: &str,
+    sheet: Option<&str>,
+    delimiter: Option<u8>,
+) -> Result<Table> {
     match kind(path) {
         Some(Kind::Csv) => {
             if let Some(name) = sheet {
@@ -146,7 +152,7 @@ pub(crate) fn read(path: &Path, display: &str, sheet: Option<&str>) -> Result<Ta
                 ));
             }
             let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-            read_csv(&bytes, display)
+            read_csv(&bytes, display, delimiter)
         }
         Some(Kind::Workbook) => read_workbook(path, display, sheet),
         None => Err(Error::one(
@@ -166,7 +172,7 @@ fn sniff_delimiter(text: &str) -> u8 {
         .unwrap_or(b',')
 }
 
-pub(crate) fn read_csv(bytes: &[u8], display: &str) -> Result<Table> {
+pub(crate) fn read_csv(bytes: &[u8], display: &str, delimiter: Option<u8>) -> Result<Table> {
     let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()]
@@ -181,7 +187,7 @@ pub(crate) fn read_csv(bytes: &[u8], display: &str) -> Result<Table> {
         )
     })?;
     let mut reader = csv::ReaderBuilder::new()
-        .delimiter(sniff_delimiter(text))
+        .delimiter(delimiter.unwrap_or_else(|| sniff_delimiter(text)))
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes());
@@ -374,7 +380,7 @@ mod tests {
     #[test]
     fn csv_with_bom_crlf_semicolons_and_quoted_newlines() {
         let text = "\u{feff}id;note\r\nc-1;\"two\r\nlines\"\r\nc-2;'=1+1\r\n";
-        let table = read_csv(text.as_bytes(), "s.csv").unwrap();
+        let table = read_csv(text.as_bytes(), "s.csv", None).unwrap();
         assert_eq!(table.header, ["id", "note"]);
         assert_eq!(table.rows.len(), 2);
         assert_eq!(table.rows[0].cells[1], Value::Text("two\r\nlines".into()));
@@ -385,8 +391,15 @@ mod tests {
 
     #[test]
     fn a_csv_formula_is_seen_as_one() {
-        let table = read_csv(b"id,n\nc-1,=SUM(A1:A2)\n", "s.csv").unwrap();
+        let table = read_csv(b"id,n\nc-1,=SUM(A1:A2)\n", "s.csv", None).unwrap();
         assert_eq!(table.rows[0].cells[1], Value::Formula("SUM(A1:A2)".into()));
+    }
+
+    #[test]
+    fn a_given_delimiter_is_used_as_it_is() {
+        let table = read_csv(b"id:note\nc-1:a,b;c\n", "s.csv", Some(b':')).unwrap();
+        assert_eq!(table.header, ["id", "note"]);
+        assert_eq!(table.rows[0].cells[1], Value::Text("a,b;c".into()));
     }
 
     #[test]
