@@ -4,8 +4,10 @@
 #
 #   bash benches/scale.sh [CASES] [RUNS]      (default: 11000 5)
 #
-# - warm: nothing changed, previous output and cache present; median of RUNS.
+# - warm: nothing changed, previous output and cache present; median of RUNS, after the
+#   disk has settled (SETTLE seconds, default 30).
 # - one case: one case's narrative edited before each build; median of RUNS.
+# - warm with the kernel's file caches dropped first (as after a reboot), when run as root.
 # - from scratch: the previous output and cache removed inside the timed command, in
 #   alternating pairs with Hugo doing the same over the same cases (`gen-corpus --hugo`:
 #   taxonomies for the same facets, lists paginated by 50), if `hugo` is installed
@@ -26,6 +28,9 @@ peak() { printf '%s\n' "$@" | awk '$2 > m {m = $2} END {printf "%d", m / 1024}';
 
 "$bin" build --root "$corpus" >/dev/null
 "$bin" build --root "$corpus" >/dev/null
+# A disk still writing back the corpus and the first build's 27,000 files slows every
+# build after it (measured: warm 1.5 to 1.9 s right after, about 1.0 s settled).
+sync; sleep "${SETTLE:-30}"
 warm=() one=()
 for _ in $(seq "$runs"); do warm+=("$(timed "$bin" build --root "$corpus")"); done
 edited="$corpus/content/cases/syn-000042/index.md"
@@ -35,9 +40,23 @@ for i in $(seq "$runs"); do
 done
 echo "Edited for the benchmark (last)." >>"$edited"
 echo "one case edited, what a build then does: $("$bin" build --root "$corpus" | sed 's/.*(/(/')"
+# Warm, but after the kernel dropped its cached copies of the files (as after a reboot):
+# every content file and output folder is read from the disk. Needs root.
+cold_cache=()
+if [ -w /proc/sys/vm/drop_caches ]; then
+  for _ in $(seq "$runs"); do
+    sync; echo 3 >/proc/sys/vm/drop_caches
+    cold_cache+=("$(timed "$bin" build --root "$corpus")")
+  done
+fi
 echo "$cases cases      median_s  peak_MiB"
 printf 'warm          %8s  %8s\n' "$(secs "${warm[@]}")" "$(peak "${warm[@]}")"
 printf 'one case      %8s  %8s\n' "$(secs "${one[@]}")" "$(peak "${one[@]}")"
+if [ ${#cold_cache[@]} -gt 0 ]; then
+  printf 'warm, files not in memory  %8s  %8s\n' "$(secs "${cold_cache[@]}")" "$(peak "${cold_cache[@]}")"
+else
+  echo "(warm with the files not in memory: run as root to drop the kernel's caches)"
+fi
 
 scratch() {
   rm -rf "$corpus/public" "$corpus/.casebook-cache" "$corpus"/.public.casebook-*

@@ -409,17 +409,11 @@ fn main() {
         let dir = content.join("cases").join(&id);
         std::fs::create_dir_all(&dir).unwrap();
         for p in 1..=photos {
-            let region = (0.3, 0.05, 0.4, 0.3);
-            match photo_size {
-                Some((w, h)) => {
-                    let img = synthetic_photo(&mut rng, w, h, region);
-                    std::fs::write(dir.join(format!("photo-{p}.jpg")), encode(&img, 85)).unwrap();
-                }
-                None => camera_photos.push(CameraPhoto {
-                    file: dir.join(format!("photo-{p}.jpg")),
-                    seed: 0xCA3E_0000_0000_0001 + 2 * ((n as u64) << 8 | p as u64),
-                }),
-            }
+            camera_photos.push(CameraPhoto {
+                file: dir.join(format!("photo-{p}.jpg")),
+                seed: 0xCA3E_0000_0000_0001 + 2 * ((n as u64) << 8 | p as u64),
+                size: photo_size,
+            });
             writeln!(text, "[[photos]]").unwrap();
             writeln!(text, "file = \"photo-{p}.jpg\"").unwrap();
             writeln!(text, "alt = \"Synthetic benchmark image {p}\"").unwrap();
@@ -465,11 +459,13 @@ fn main() {
     println!("wrote {cases} synthetic cases to {}", out.display());
 }
 
-/// A photograph at a camera size, made from its own seed so that photographs can be made in
-/// parallel and still be the same on every run.
+/// A photograph at a camera size (or a fixed one), made from its own seed so that
+/// photographs can be made in parallel and still be the same on every run.
 struct CameraPhoto {
     file: PathBuf,
     seed: u64,
+    /// A fixed size (`--photo-size WxH`, always landscape), or `None` for camera sizes.
+    size: Option<(u32, u32)>,
 }
 
 impl CameraPhoto {
@@ -482,11 +478,14 @@ impl CameraPhoto {
         for _ in 0..4 {
             rng.next();
         }
-        let (w, h) = Self::SIZES[rng.below(Self::SIZES.len())];
-        // One in five is portrait: stored landscape, with EXIF orientation 6 (turn 90°
-        // clockwise to show), as cameras store them. The patch a redaction must hide is
-        // drawn where the displayed image's region falls in the stored pixels.
-        let portrait = rng.below(5) == 0;
+        let (w, h) = self
+            .size
+            .unwrap_or_else(|| Self::SIZES[rng.below(Self::SIZES.len())]);
+        // One in five camera photographs is portrait: stored landscape, with EXIF
+        // orientation 6 (turn 90° clockwise to show), as cameras store them. The patch a
+        // redaction must hide is drawn where the displayed image's region falls in the
+        // stored pixels.
+        let portrait = self.size.is_none() && rng.below(5) == 0;
         let region = if portrait {
             (0.05, 0.3, 0.3, 0.4)
         } else {
