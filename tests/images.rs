@@ -545,6 +545,48 @@ fn the_cache_re_derives_only_what_changed() {
 }
 
 #[test]
+fn a_removed_cache_file_is_derived_again_and_a_damaged_one_is_refused() {
+    let photos = "[[photos]]\nfile = \"a.jpg\"\nalt = \"a\"\n";
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .photos(CASE, photos);
+    site.build().success();
+    let images = site.root().join(".casebook-cache/images");
+    let files = cache_listing(&site);
+    assert_eq!(files.len(), 3);
+    // Gone from the cache, while the index still lists it: the photograph is derived again.
+    std::fs::remove_file(images.join(&files[0])).unwrap();
+    std::fs::remove_dir_all(site.public()).unwrap();
+    site.build().success().stdout_has("1 photograph derived");
+    assert_eq!(cache_listing(&site), files);
+    let fresh = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .photos(CASE, photos);
+    assert_same_as_fresh(&site, fresh);
+    // Cut short behind casebook's back: copying it out is refused, and the output is kept.
+    let damaged = images.join(&files[1]);
+    let mut perms = std::fs::metadata(&damaged).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&damaged, perms).unwrap();
+    std::fs::write(&damaged, b"short").unwrap();
+    // The published copy of that file is removed, so the build must copy it out again.
+    let prefix = &files[1][..8];
+    let derivative = tree(&site.public())
+        .into_iter()
+        .map(|(path, _)| path)
+        .find(|path| path.contains(&format!(".{prefix}.")))
+        .unwrap();
+    std::fs::remove_file(site.public().join(&derivative)).unwrap();
+    let before = tree(&site.public());
+    site.build()
+        .failure(1)
+        .stderr_has(&files[1])
+        .stderr_has("the image cache is damaged");
+    assert!(tree(&site.public()) == before, "the output was changed");
+}
+
+#[test]
 fn originals_are_never_copied_whatever_their_name() {
     // Listed under a misleading extension, unlisted without one, and an attachment of a page.
     let site = SiteTest::fixture("minimal")

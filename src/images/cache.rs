@@ -12,7 +12,7 @@
 //! one folder: the images never collide (each is named by its hash), and the next full
 //! build reads every shard's index with its own, then saves one `index.json` in their place.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -63,6 +63,10 @@ struct Index {
 pub(super) struct Cache {
     dir: PathBuf,
     previous: Index,
+    /// The hashes of the files in `images/` when the cache was opened: one listing of the
+    /// folder instead of a `stat` for each of a warm archive's hundreds of thousands of
+    /// files. Their sizes are checked when a file is copied out (`output::write`).
+    present: HashSet<[u8; 32]>,
     /// The shards' indexes read with `index.json`.
     shard_indexes: Vec<PathBuf>,
     /// What this build used; saved at the end, so stale entries fall away.
@@ -120,9 +124,15 @@ impl Cache {
             previous.jobs.extend(index.jobs);
             previous.sources.extend(index.sources);
         }
+        let present = if previous.jobs.is_empty() {
+            HashSet::new()
+        } else {
+            list_images(&dir.join("images"))
+        };
         Cache {
             dir: dir.to_path_buf(),
             previous,
+            present,
             shard_indexes,
             current: Mutex::new(Index {
                 version: super::PIPELINE_VERSION.into(),
@@ -167,7 +177,7 @@ impl Cache {
         let entries = self.previous.jobs.get(key)?;
         let intact = entries
             .iter()
-            .all(|e| std::fs::metadata(self.file(&e.sha256)).is_ok_and(|m| m.len() == e.size));
+            .all(|e| super::unhex(&e.sha256).is_some_and(|h| self.present.contains(&h)));
         if !intact {
             return None;
         }
@@ -236,4 +246,18 @@ impl Cache {
             }
         }
     }
+}
+
+/// The hashes of the image files in `dir` (`<sha256>.jpg`); temporary files are left out.
+fn list_images(dir: &Path) -> HashSet<[u8; 32]> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return HashSet::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name();
+            super::unhex(name.to_str()?.strip_suffix(".jpg")?)
+        })
+        .collect()
 }

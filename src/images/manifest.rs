@@ -56,6 +56,44 @@ impl Manifest {
         bytes.push(b'\n');
         Output::bytes(MANIFEST, bytes)
     }
+
+    /// A hash of everything `output` writes, made without writing it: at archive scale the
+    /// manifest is over a hundred megabytes, so a build whose manifest has the fingerprint
+    /// of the published one leaves that file as it is. The Merkle root stands for the files
+    /// and cases it is made from; the rest is hashed field by field.
+    pub(crate) fn fingerprint(&self) -> u128 {
+        use crate::render::fingerprint::{Hasher, casebook_identity};
+        let mut h = Hasher::default();
+        h.text(&casebook_identity());
+        h.text(&self.generator);
+        h.text(&self.pipeline);
+        h.text(&self.merkle_root);
+        h.number(self.images.len() as u64);
+        for image in &self.images {
+            for text in [
+                &image.path,
+                &image.sha256,
+                &image.source,
+                &image.source_sha256,
+                &image.kind,
+                &image.format,
+            ] {
+                h.text(text);
+            }
+            for number in [image.width, image.height, u32::from(image.quality)] {
+                h.number(u64::from(number));
+            }
+            h.number(image.redactions.len() as u64);
+            for region in &image.redactions {
+                for fraction in [region.x, region.y, region.w, region.h] {
+                    h.number(fraction.to_bits());
+                }
+                h.number(region.method as u64);
+            }
+        }
+        h.serialized(&self.withdrawn);
+        h.digest()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -174,4 +212,62 @@ pub(crate) fn build_cached(
         withdrawn,
     };
     Ok((manifest, tree))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::photos::RedactMethod;
+
+    #[test]
+    fn the_fingerprint_follows_everything_the_manifest_writes() {
+        let image = ImageRecord {
+            path: "cases/c/a.1.400.jpg".into(),
+            sha256: "1".repeat(64),
+            source: "content/cases/c/a.jpg".into(),
+            source_sha256: "2".repeat(64),
+            kind: "derivative".into(),
+            width: 400,
+            height: 300,
+            format: "jpeg".into(),
+            quality: 82,
+            redactions: vec![Region {
+                x: 0.1,
+                y: 0.2,
+                w: 0.3,
+                h: 0.4,
+                method: RedactMethod::Fill,
+            }],
+        };
+        let manifest = || Manifest {
+            generator: "casebook".into(),
+            pipeline: PIPELINE_VERSION.into(),
+            merkle_root: "3".repeat(64),
+            files: Vec::new(),
+            images: vec![image.clone()],
+            cases: Vec::new(),
+            withdrawn: Vec::new(),
+        };
+        let base = manifest().fingerprint();
+        assert_eq!(base, manifest().fingerprint());
+        let changes: [fn(&mut Manifest); 6] = [
+            |m| m.merkle_root = "4".repeat(64),
+            |m| m.images[0].redactions[0].method = RedactMethod::Pixelate,
+            |m| m.images[0].redactions[0].w = 0.31,
+            |m| m.images[0].source = "content/cases/c/b.jpg".into(),
+            |m| m.images[0].quality = 83,
+            |m| {
+                m.withdrawn.push(WithdrawnRecord {
+                    case: "c".into(),
+                    date: "2026-01-01".into(),
+                    reason: "r".into(),
+                })
+            },
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            let mut changed = manifest();
+            change(&mut changed);
+            assert_ne!(changed.fingerprint(), base, "change {i}");
+        }
+    }
 }

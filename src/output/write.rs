@@ -331,7 +331,7 @@ fn read(o: &Output) -> Result<std::borrow::Cow<'_, [u8]>> {
 /// Writes one output at `target` and returns its stamp.
 fn put(o: &Output, target: &Path) -> Result<Stamp> {
     match &o.data {
-        Data::Cached { file, .. } => copy_cached(file, target),
+        Data::Cached { file, size, .. } => copy_cached(file, *size, target),
         Data::Bytes(_) | Data::Copy(_) | Data::Published { .. } => {
             let bytes = read(o)?;
             let mut f = std::fs::File::create(target).map_err(|e| Error::io(target, e))?;
@@ -345,11 +345,20 @@ fn put(o: &Output, target: &Path) -> Result<Stamp> {
 
 /// Copies a cache file: a copy, not a hard link, since a link would let anything that edits
 /// the published file edit the cache, and through it every later build. The copy takes
-/// the cache file's modification time, so it is recognised without a record.
-fn copy_cached(file: &Path, target: &Path) -> Result<Stamp> {
-    let cache_time = std::fs::metadata(file)
-        .and_then(|m| m.modified())
-        .map_err(|e| Error::io(file, e))?;
+/// the cache file's modification time, so it is recognised without a record. A cache file
+/// whose size is not the one recorded for it is refused: the cache was damaged.
+fn copy_cached(file: &Path, size: u64, target: &Path) -> Result<Stamp> {
+    let meta = std::fs::metadata(file).map_err(|e| Error::io(file, e))?;
+    if meta.len() != size {
+        return Err(Error::io(
+            file,
+            std::io::Error::other(format!(
+                "the image cache is damaged: this file has {} bytes, not the {size} recorded for it; delete the cache folder and build again",
+                meta.len()
+            )),
+        ));
+    }
+    let cache_time = meta.modified().map_err(|e| Error::io(file, e))?;
     std::fs::copy(file, target).map_err(|e| Error::io(file, e))?;
     // The cache's files are read-only; published copies are ordinary files.
     let mut perms = std::fs::metadata(target)

@@ -134,6 +134,10 @@ impl Hasher {
         self.bytes(text.as_bytes());
     }
 
+    pub(crate) fn number(&mut self, number: u64) {
+        self.state.update(&number.to_le_bytes());
+    }
+
     /// A value as JSON: typed views serialise their fields in declaration order and their
     /// maps in key order, so the same value always gives the same text.
     pub(crate) fn serialized<T: serde::Serialize + ?Sized>(&mut self, value: &T) {

@@ -8,7 +8,7 @@
 pub(crate) mod chart_data;
 mod context;
 mod facets;
-mod fingerprint;
+pub(crate) mod fingerprint;
 pub(crate) mod incremental;
 mod link_cache;
 mod paginator;

@@ -633,9 +633,22 @@ impl Session {
             &mut self.hashes,
         )?;
         watch.lap("manifest");
+        // A one-shot build leaves the published manifest as it is when nothing in it changed.
+        let prior = self.publishing.as_ref().and_then(|p| p.prior.as_ref());
+        let fingerprint = prior.map(|_| manifest.fingerprint());
+        let published = prior
+            .zip(fingerprint)
+            .and_then(|(prior, f)| prior.published(manifest::MANIFEST, f));
         // Independent of each other: the manifest's bytes and the proofs.
-        let (manifest_file, mut made) =
-            rayon::join(|| manifest.output(), || release::proofs(&tree, &manifest));
+        let (manifest_file, mut made) = rayon::join(
+            || published.unwrap_or_else(|| manifest.output()),
+            || release::proofs(&tree, &manifest),
+        );
+        if let (Some(publishing), Some(f)) = (self.publishing.as_mut(), fingerprint) {
+            publishing
+                .fingerprints
+                .insert(manifest::MANIFEST.to_string(), f);
+        }
         watch.lap("manifest file and proofs");
         if let Some(signing) = &self.options.signing {
             made.push(release::signature(
@@ -643,7 +656,7 @@ impl Session {
                 &manifest_file,
                 &manifest.merkle_root,
                 &state.config.base_url,
-            ));
+            )?);
             watch.lap("signature");
         }
         made.push(manifest_file);

@@ -144,8 +144,11 @@ pub(super) fn signature(
     manifest: &Output,
     merkle_root: &str,
     base_url: &str,
-) -> Output {
-    let bytes = manifest.read().expect("the manifest is in memory");
+) -> Result<Output> {
+    // Read back from the output folder when the build left the published manifest as it is.
+    let bytes = manifest
+        .read()
+        .map_err(|e| Error::io(std::path::Path::new(&manifest.path), e))?;
     let release = Release {
         merkle_root: merkle_root.to_string(),
         manifest_sha256: crate::images::hex(&Sha256::digest(&bytes)),
@@ -154,7 +157,7 @@ pub(super) fn signature(
         label: signing.label.clone(),
     };
     let text = signing.key.sign(&bytes, &release.to_line());
-    Output::bytes(SIGNATURE_FILE, text)
+    Ok(Output::bytes(SIGNATURE_FILE, text))
 }
 
 /// `.well-known/casebook.pub`, when the site has a public key.
