@@ -5,7 +5,6 @@
 //! thumbnails), any file whose bytes are a source photograph, any image wider than the
 //! largest configured width, any `<img>` without alt text.
 
-use std::collections::HashSet;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
@@ -184,7 +183,7 @@ fn files_below(dir: &Path) -> Vec<PathBuf> {
 fn file(
     path: &Path,
     bytes: &[u8],
-    sources: &HashSet<String>,
+    sources: &rustc_hash::FxHashSet<String>,
     largest_width: u32,
     problems: &mut Vec<Diagnostic>,
 ) {

@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -71,6 +72,10 @@ pub(super) struct Cache {
     shard_indexes: Vec<PathBuf>,
     /// What this build used; saved at the end, so stale entries fall away.
     current: Mutex<Index>,
+    /// Whether `current` holds anything `previous` did not: a new source stamp or job.
+    /// Without, an index with as many entries as before is the same index, and is not
+    /// written again (nor compared, entry by entry).
+    grown: AtomicBool,
 }
 
 fn stamp(path: &Path) -> Option<(u64, i128, i128, u64)> {
@@ -138,6 +143,7 @@ impl Cache {
                 version: super::PIPELINE_VERSION.into(),
                 ..Index::default()
             }),
+            grown: AtomicBool::new(false),
         }
     }
 
@@ -159,6 +165,7 @@ impl Cache {
 
     pub(super) fn remember_source(&self, source: &Path, sha256: &str) {
         if let Some((size, mtime_ns, ctime_ns, inode)) = stamp(source) {
+            self.grown.store(true, Ordering::Relaxed);
             self.lock().sources.insert(
                 source.to_string_lossy().into_owned(),
                 SourceStamp {
@@ -181,11 +188,13 @@ impl Cache {
         if !intact {
             return None;
         }
-        self.record_job(key, entries.clone());
+        self.lock().jobs.insert(key.to_string(), entries.clone());
         Some(entries.clone())
     }
 
+    /// Records the files a job just made.
     pub(super) fn record_job(&self, key: &str, entries: Vec<Entry>) {
+        self.grown.store(true, Ordering::Relaxed);
         self.lock().jobs.insert(key.to_string(), entries);
     }
 
@@ -227,7 +236,10 @@ impl Cache {
     pub(super) fn save(&self, shard: Option<Shard>) {
         let index = self.lock();
         // Tens of megabytes at archive scale: not written again when nothing changed.
-        if shard.is_none() && self.shard_indexes.is_empty() && *index == self.previous {
+        let same = !self.grown.load(Ordering::Relaxed)
+            && index.sources.len() == self.previous.sources.len()
+            && index.jobs.len() == self.previous.jobs.len();
+        if shard.is_none() && self.shard_indexes.is_empty() && same {
             return;
         }
         if std::fs::create_dir_all(&self.dir).is_err() {

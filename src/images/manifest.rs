@@ -52,7 +52,12 @@ pub(crate) struct WithdrawnRecord {
 impl Manifest {
     /// `manifest.json`.
     pub(crate) fn output(&self) -> Output {
-        let mut bytes = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        // Over a hundred megabytes at archive scale: measured first and written into a
+        // buffer of its size, since a growing buffer holds up to three times that at once.
+        let mut counter = ByteCount(0);
+        serde_json::to_writer_pretty(&mut counter, self).expect("manifest serialises");
+        let mut bytes = Vec::with_capacity(counter.0 + 1);
+        serde_json::to_writer_pretty(&mut bytes, self).expect("manifest serialises");
         bytes.push(b'\n');
         Output::bytes(MANIFEST, bytes)
     }
@@ -96,6 +101,20 @@ impl Manifest {
     }
 }
 
+/// A writer that only counts what it is given.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct FileRecord {
     pub(crate) path: String,
@@ -120,22 +139,23 @@ pub(crate) struct ImageRecord {
 
 /// File records of earlier builds by path (`casebook serve`). The caller forgets every path
 /// whose bytes changed; the rest are not hashed again.
-pub(crate) type FileHashes = std::collections::HashMap<String, FileRecord>;
+pub(crate) type FileHashes = crate::output::PathMap<FileRecord>;
 
 /// The manifest of `outputs` (which must not contain the manifest itself), reusing the
-/// records in `known` and adding the new ones to it, with the Merkle tree of its files.
+/// records in `known` and adding the new ones to it (serve; a one-shot build has no next
+/// build to keep them for), with the Merkle tree of its files.
 /// Fails if any output is byte for byte a source photograph: that would publish an original.
 pub(crate) fn build_cached(
     outputs: &[&Output],
     images: &ImageSet,
     cases: Vec<CaseRecord>,
     withdrawn: Vec<WithdrawnRecord>,
-    known: &mut FileHashes,
+    mut known: Option<&mut FileHashes>,
 ) -> Result<(Manifest, Tree)> {
     let mut files: Vec<FileRecord> = outputs
         .par_iter()
         .map(|o| {
-            if let Some(record) = known.get(&o.path) {
+            if let Some(record) = known.as_ref().and_then(|k| k.get(&o.path)) {
                 return Ok(record.clone());
             }
             let (sha256, size) = match &o.data {
@@ -155,8 +175,8 @@ pub(crate) fn build_cached(
             })
         })
         .collect::<Result<_>>()?;
-    if known.len() != files.len() {
-        *known = files.iter().map(|f| (f.path.clone(), f.clone())).collect();
+    if let Some(known) = known.as_mut().filter(|k| k.len() != files.len()) {
+        **known = files.iter().map(|f| (f.path.clone(), f.clone())).collect();
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let sources = images.source_hashes();
@@ -192,8 +212,9 @@ pub(crate) fn build_cached(
     }
     records.sort_by(|a, b| a.path.cmp(&b.path));
     records.dedup_by(|a, b| a.path == b.path);
-    // A case lists only files the manifest lists (`files` is sorted by path).
-    let listed = |p: &String| files.binary_search_by(|f| f.path.cmp(p)).is_ok();
+    // A case lists only files the manifest lists.
+    let paths: rustc_hash::FxHashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let listed = |p: &String| paths.contains(p.as_str());
     let cases: Vec<CaseRecord> = cases
         .into_iter()
         .map(|mut c| {

@@ -9,7 +9,7 @@ mod cache;
 pub(crate) mod manifest;
 pub(crate) mod pipeline;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,7 +59,7 @@ pub(crate) struct PhotoOutput {
 /// Every photograph of the site, looked up by `spec_key`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ImageSet {
-    photos: HashMap<String, PhotoOutput>,
+    photos: crate::output::PathMap<PhotoOutput>,
     /// How many were derived by this run rather than found in the cache.
     pub(crate) derived: usize,
 }
@@ -123,7 +123,7 @@ impl ImageSet {
     }
 
     /// The SHA-256 of every source, for the audit ("no published file is a source").
-    pub(crate) fn source_hashes(&self) -> std::collections::HashSet<String> {
+    pub(crate) fn source_hashes(&self) -> rustc_hash::FxHashSet<String> {
         self.photos
             .values()
             .map(|p| p.source_sha256.clone())
@@ -154,9 +154,10 @@ impl ImageSet {
 /// Identifies a photo entry independently of the source's contents: the same file with
 /// the same redactions is one job, wherever it is used.
 fn spec_key(spec: &PhotoSpec) -> String {
+    use std::fmt::Write as _;
     let mut key = spec.display.to_string_lossy().into_owned();
     for r in &spec.redact {
-        key.push_str(&format!("|{:?}:{}:{}:{}:{}", r.method, r.x, r.y, r.w, r.h));
+        let _ = write!(key, "|{:?}:{}:{}:{}:{}", r.method, r.x, r.y, r.w, r.h);
     }
     key
 }
@@ -265,7 +266,7 @@ fn derive_all(
     }));
     cache.save(shard);
     let mut diags = Diagnostics::default();
-    let mut photos = HashMap::new();
+    let mut photos = crate::output::PathMap::default();
     for (key, r) in results {
         match r {
             Ok(p) => {
@@ -443,9 +444,18 @@ pub(crate) fn unhex(text: &str) -> Option<[u8; 32]> {
     if text.len() != 64 {
         return None;
     }
+    // Called for every file of a warm archive: no parsing machinery.
+    fn nibble(digit: u8) -> Option<u8> {
+        match digit {
+            b'0'..=b'9' => Some(digit - b'0'),
+            b'a'..=b'f' => Some(digit - b'a' + 10),
+            b'A'..=b'F' => Some(digit - b'A' + 10),
+            _ => None,
+        }
+    }
     let mut out = [0u8; 32];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    for (byte, pair) in out.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
     }
     Some(out)
 }

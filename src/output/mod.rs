@@ -14,6 +14,11 @@ use crate::error::{Diagnostic, Error, Result};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
 pub(crate) use write::{recover, write};
 
+/// Maps and sets keyed by output path. Hundreds of thousands of paths at archive scale, all
+/// the publisher's own: a fast hasher, not one that resists flooding.
+pub(crate) type PathMap<V> = rustc_hash::FxHashMap<String, V>;
+pub(crate) type PathSet = rustc_hash::FxHashSet<String>;
+
 /// One file of the built site.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {

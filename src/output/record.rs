@@ -8,12 +8,11 @@
 //! do. A trusted entry spares reading the file to compare it, and a page whose fingerprint
 //! did not change is not rendered at all.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{Data, Output};
+use super::{Data, Output, PathMap, PathSet};
 use crate::cache_file::{Reader, Writer};
 use crate::error::{Diagnostic, Error, Result};
 
@@ -67,13 +66,13 @@ pub(crate) struct Prior {
     /// Whether the folder exists (it is then updated in place, not created).
     pub(crate) exists: bool,
     /// Every file below it (and anything else that is not a folder: links, pipes) by path.
-    pub(crate) files: HashMap<String, Stamp>,
+    pub(crate) files: PathMap<Stamp>,
     /// Every folder below it.
-    pub(crate) dirs: HashSet<String>,
+    pub(crate) dirs: PathSet,
     /// Entries whose names are not UTF-8 (relative): never a build's, so always removed.
     pub(crate) strays: Vec<PathBuf>,
     /// The last build's entries whose files are still as it wrote them.
-    pub(crate) trusted: HashMap<String, Entry>,
+    pub(crate) trusted: PathMap<Entry>,
 }
 
 impl Prior {
@@ -202,12 +201,12 @@ pub(crate) fn forget(record_file: &Path) {
     let _ = std::fs::remove_file(record_file);
 }
 
-type Entries = HashMap<String, Entry>;
+type Entries = PathMap<Entry>;
 
 fn parse(bytes: &[u8]) -> Option<(String, Entries)> {
     let mut r = Reader::open(bytes, MAGIC)?;
     let out = r.string()?;
-    let mut entries = HashMap::new();
+    let mut entries = Entries::default();
     while !r.is_empty() {
         let path = r.string()?;
         let sha256: [u8; 32] = r.raw(32)?.try_into().ok()?;

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::record::{self, Entry, Fingerprint, Prior, Stamp};
-use super::{Data, Output};
+use super::{Data, Output, PathMap, PathSet};
 use crate::cache_file::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::site::Stopwatch;
@@ -116,7 +116,7 @@ pub(crate) struct Written {
 pub(crate) fn write(
     outputs: &[&Output],
     prior: &Prior,
-    fingerprints: &HashMap<String, Fingerprint>,
+    fingerprints: &PathMap<Fingerprint>,
     record_file: &Path,
 ) -> Result<Written> {
     in_io_pool(|| {
@@ -149,7 +149,7 @@ pub(crate) fn write(
 fn create<'a>(
     outputs: &[&'a Output],
     out: &Path,
-    fingerprints: &HashMap<String, Fingerprint>,
+    fingerprints: &PathMap<Fingerprint>,
     record_file: &Path,
     watch: &mut Stopwatch,
 ) -> Result<Vec<(&'a str, Entry)>> {
@@ -190,7 +190,7 @@ enum Step {
 fn update<'a>(
     outputs: &[&'a Output],
     prior: &Prior,
-    fingerprints: &HashMap<String, Fingerprint>,
+    fingerprints: &PathMap<Fingerprint>,
     record_file: &Path,
     watch: &mut Stopwatch,
 ) -> Result<(Vec<(&'a str, Entry)>, usize)> {
@@ -200,7 +200,7 @@ fn update<'a>(
         .map(|o| plan(o, prior))
         .collect::<Result<_>>()?;
     watch.lap("write: compare");
-    let wanted: std::collections::HashSet<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
+    let wanted: rustc_hash::FxHashSet<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
     let mut removed: Vec<String> = prior
         .files
         .keys()
@@ -400,10 +400,7 @@ fn stray_dirs(outputs: &[&Output], prior: &Prior) -> Vec<PathBuf> {
 }
 
 /// The folders below the output that `paths` need and `existing` lacks, parents first.
-fn folders_of<'a>(
-    paths: impl Iterator<Item = &'a str>,
-    existing: &std::collections::HashSet<String>,
-) -> Vec<String> {
+fn folders_of<'a>(paths: impl Iterator<Item = &'a str>, existing: &PathSet) -> Vec<String> {
     let mut folders: BTreeSet<(usize, &str)> = BTreeSet::new();
     for path in paths {
         let mut end = path.len();
@@ -541,7 +538,7 @@ mod tests {
         write(
             &outputs.iter().collect::<Vec<_>>(),
             &prior,
-            &HashMap::new(),
+            &PathMap::default(),
             record,
         )
         .unwrap();

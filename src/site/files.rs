@@ -1,12 +1,11 @@
 //! A build's files by output path, and how one step's outputs are merged into them.
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::output::Output;
+use crate::output::{Output, PathMap, PathSet};
 
 /// The built site: output path (`cases/syn-0001/index.html`) -> file.
-pub(crate) type Files = HashMap<String, Arc<Output>>;
+pub(crate) type Files = PathMap<Arc<Output>>;
 
 /// Which whole-site files are older than the pages, in increasing order of work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -42,7 +41,7 @@ impl Merge {
         }
     }
 
-    pub(super) fn drop_missing(&mut self, before: &HashSet<String>, now: &HashSet<String>) {
+    pub(super) fn drop_missing(&mut self, before: &PathSet, now: &PathSet) {
         for path in before.difference(now) {
             self.files.remove(path);
             self.changed.push(path.clone());
@@ -50,11 +49,7 @@ impl Merge {
     }
 
     /// Replaces every output a step made last time with what it made now.
-    pub(super) fn replace(
-        &mut self,
-        before: &HashSet<String>,
-        outputs: Vec<Output>,
-    ) -> HashSet<String> {
+    pub(super) fn replace(&mut self, before: &PathSet, outputs: Vec<Output>) -> PathSet {
         let now = outputs.iter().map(|o| o.path.clone()).collect();
         self.drop_missing(before, &now);
         for out in outputs {

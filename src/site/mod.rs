@@ -21,7 +21,6 @@ mod options;
 mod release;
 mod whole;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,7 +29,7 @@ use crate::config::Config;
 use crate::content::{Corpus, ParseCache};
 use crate::error::{Diagnostic, Error, Result};
 use crate::images::{self, ImageSet, manifest};
-use crate::output::{self, Output};
+use crate::output::{self, Output, PathSet};
 use crate::render::{
     self, HtmlPage, LinkCache, Prepared, RenderOptions, Renderer, Shared, incremental,
 };
@@ -100,7 +99,7 @@ pub(crate) struct Publishing {
     /// Scanned while the content loads; `None` until then.
     pub(crate) prior: Option<output::Prior>,
     /// Each rendered page's fingerprint, by output path.
-    pub(crate) fingerprints: std::collections::HashMap<String, output::Fingerprint>,
+    pub(crate) fingerprints: output::PathMap<output::Fingerprint>,
 }
 
 /// One successful build, held by `Arc`s so that a rebuild reuses what did not change and a
@@ -118,10 +117,10 @@ pub(crate) struct State {
     /// for (`check`).
     pub(crate) pages: Vec<HtmlPage>,
     /// Output paths by the step that makes them, to drop what a rebuild no longer makes.
-    page_files: HashSet<String>,
-    asset_files: HashSet<String>,
-    theme_files: HashSet<String>,
-    site_files: HashSet<String>,
+    page_files: PathSet,
+    asset_files: PathSet,
+    theme_files: PathSet,
+    site_files: PathSet,
     /// What `finish` has to bring up to date.
     stale: Stale,
 }
@@ -424,8 +423,7 @@ impl Session {
         };
         let jobs = renderer.jobs();
         let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
-        let page_files: HashSet<String> =
-            url_paths.iter().map(|p| output::file_for_url(p)).collect();
+        let page_files: PathSet = url_paths.iter().map(|p| output::file_for_url(p)).collect();
         let to_render: Vec<&render::Job> = match (old, changed_pages) {
             (Some(o), Some(pages)) => {
                 let delta = incremental::Delta::new(
@@ -467,7 +465,7 @@ impl Session {
         }
 
         let mut merge = Merge::from(old.map(|o| o.files.as_ref()));
-        let empty = HashSet::new();
+        let empty = PathSet::default();
         merge.drop_missing(old.map_or(&empty, |o| &o.page_files), &page_files);
         // Pages left as the last build published them were not rendered.
         let rendered_count = rendered
@@ -630,7 +628,7 @@ impl Session {
             &state.images,
             release::case_records(state),
             release::withdrawn_records(state),
-            &mut self.hashes,
+            self.incremental.then_some(&mut self.hashes),
         )?;
         watch.lap("manifest");
         // A one-shot build leaves the published manifest as it is when nothing in it changed.
