@@ -12,7 +12,9 @@
 //! one folder: the images never collide (each is named by its hash), and the next full
 //! build reads every shard's index with its own, then saves one `index.json` in their place.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -67,7 +69,7 @@ pub(super) struct Cache {
     /// The hashes of the files in `images/` when the cache was opened: one listing of the
     /// folder instead of a `stat` for each of a warm archive's hundreds of thousands of
     /// files. Their sizes are checked when a file is copied out (`output::write`).
-    present: HashSet<[u8; 32]>,
+    present: FxHashSet<[u8; 32]>,
     /// The shards' indexes read with `index.json`.
     shard_indexes: Vec<PathBuf>,
     /// What this build used; saved at the end, so stale entries fall away.
@@ -130,7 +132,7 @@ impl Cache {
             previous.sources.extend(index.sources);
         }
         let present = if previous.jobs.is_empty() {
-            HashSet::new()
+            FxHashSet::default()
         } else {
             list_images(&dir.join("images"))
         };
@@ -179,7 +181,8 @@ impl Cache {
         }
     }
 
-    /// The files a job made before, if they are all still in the cache.
+    /// The files a job made before, if they are all still in the cache (as listed when it
+    /// was opened).
     pub(super) fn job(&self, key: &str) -> Option<Vec<Entry>> {
         let entries = self.previous.jobs.get(key)?;
         let intact = entries
@@ -261,9 +264,9 @@ impl Cache {
 }
 
 /// The hashes of the image files in `dir` (`<sha256>.jpg`); temporary files are left out.
-fn list_images(dir: &Path) -> HashSet<[u8; 32]> {
+fn list_images(dir: &Path) -> FxHashSet<[u8; 32]> {
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return HashSet::new();
+        return FxHashSet::default();
     };
     entries
         .filter_map(|e| e.ok())

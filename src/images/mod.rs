@@ -470,3 +470,23 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{hex, unhex};
+
+    #[test]
+    fn hex_round_trips_and_bad_digits_are_refused() {
+        let bytes: [u8; 32] = std::array::from_fn(|i| (i * 37 + 5) as u8);
+        let text = hex(&bytes);
+        assert_eq!(unhex(&text), Some(bytes));
+        assert_eq!(unhex(&text.to_uppercase()), Some(bytes));
+        assert_eq!(unhex(&text[..62]), None, "too short");
+        assert_eq!(
+            unhex(&format!("{}g0", &text[..62])),
+            None,
+            "not a hex digit"
+        );
+        assert_eq!(unhex(&format!("{}é", &text[..62])), None, "not ASCII");
+    }
+}
