@@ -80,7 +80,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let mut files: Vec<&output::Output> = built.files.values().map(Arc::as_ref).collect();
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let record = site::cache_file(&built.config, output::RECORD_FILE);
-        let written = output::write(&files, prior, &publishing.fingerprints, &record)?;
+        let staged = publishing.stage.map(output::Stage::finish).transpose()?;
+        let written = output::write(&files, prior, &publishing.fingerprints, &record, staged)?;
         Ok((out, written.changed, written.timings))
     })
 }

@@ -264,6 +264,44 @@ fn a_failed_build_leaves_the_previous_output_untouched() {
 }
 
 #[test]
+fn a_failed_first_build_publishes_none_of_the_pages_it_already_wrote() {
+    // A new output folder gets each page as soon as it is rendered. This build fails only
+    // after every page is done (two outputs for one path, found with the whole-site
+    // files), so its pages were written: neither the folder nor its staging copy remains.
+    let site = SiteTest::fixture("minimal")
+        .write("content/search.md", "+++\ntitle = \"Search\"\n+++\nText.\n");
+    site.build()
+        .failure(1)
+        .stderr_has("two outputs would be written to `search/index.html`");
+    assert!(!site.public().exists());
+    assert!(!site.root().join(".public.casebook-staging").exists());
+    // A template error part-way through the pages, too.
+    let site = site.remove("content/search.md").write(
+        "templates/page.html",
+        "{% extends \"base.html\" %}{% block content %}{{ page.nope }}{% endblock content %}",
+    );
+    site.build().failure(1).stderr_has("content/about.md");
+    assert!(!site.public().exists());
+    assert!(!site.root().join(".public.casebook-staging").exists());
+    let site = site.remove("templates/page.html");
+    site.build().success();
+    assert_same_as_fresh(&site, SiteTest::fixture("minimal"));
+}
+
+#[test]
+fn pages_written_as_they_render_are_the_bytes_an_update_writes() {
+    // A new folder's pages are written from the renderer (output::Stage), an existing
+    // folder's from memory by the write stage: with the record of the first build gone,
+    // the second renders every page again and compares it with what is there.
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let first = tree(&site.public());
+    std::fs::remove_dir_all(site.root().join(".casebook-cache")).unwrap();
+    site.build().success().stdout_has(", 0 files changed)");
+    assert!(tree(&site.public()) == first);
+}
+
+#[test]
 fn site_templates_override_the_theme() {
     let site = SiteTest::fixture("minimal").write(
         "templates/page.html",

@@ -160,9 +160,9 @@ pub(crate) fn build_cached(
             }
             let (sha256, size) = match &o.data {
                 Data::Bytes(b) => (hex(&Sha256::digest(b)), b.len() as u64),
-                Data::Cached { sha256, size, .. } | Data::Published { sha256, size, .. } => {
-                    (sha256.clone(), *size)
-                }
+                Data::Cached { sha256, size, .. }
+                | Data::Published { sha256, size, .. }
+                | Data::Staged { sha256, size, .. } => (sha256.clone(), *size),
                 Data::Copy(p) => {
                     let b = std::fs::read(p).map_err(|e| Error::io(p, e))?;
                     (hex(&Sha256::digest(&b)), b.len() as u64)

@@ -6,12 +6,14 @@
 //! unchanged files, and can leave unchanged pages unrendered.
 
 mod record;
+mod stage;
 mod write;
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, Result};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
+pub(crate) use stage::Stage;
 pub(crate) use write::{recover, write};
 
 /// Maps and sets keyed by output path. Hundreds of thousands of paths at archive scale, all
@@ -46,6 +48,13 @@ pub(crate) enum Data {
         sha256: String,
         size: u64,
     },
+    /// A page of a new output folder, already written into its staging folder
+    /// (`stage.rs`): only its hash and size are kept.
+    Staged {
+        file: PathBuf,
+        sha256: String,
+        size: u64,
+    },
 }
 
 impl Output {
@@ -60,9 +69,10 @@ impl Output {
     pub fn read(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
         match &self.data {
             Data::Bytes(b) => Ok(b.as_slice().into()),
-            Data::Copy(p) | Data::Cached { file: p, .. } | Data::Published { file: p, .. } => {
-                std::fs::read(p).map(Into::into)
-            }
+            Data::Copy(p)
+            | Data::Cached { file: p, .. }
+            | Data::Published { file: p, .. }
+            | Data::Staged { file: p, .. } => std::fs::read(p).map(Into::into),
         }
     }
 }

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::record::{self, Entry, Fingerprint, Prior, Stamp};
+use super::stage::Staged;
 use super::{Data, Output, PathMap, PathSet};
 use crate::cache_file::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -27,7 +28,7 @@ use crate::site::Stopwatch;
 
 /// Threads for filesystem work: creating files and folders mostly waits on the disk, so
 /// more threads than cores keep it busy (measured: 3 to 4 times faster than one per core).
-const IO_THREADS: usize = 8;
+pub(super) const IO_THREADS: usize = 8;
 
 const JOURNAL_MAGIC: &[u8] = b"casebook-journal-2\n";
 
@@ -68,6 +69,11 @@ impl Beside {
             swap: named("swap"),
         }
     }
+}
+
+/// The folder a new output folder `out` is written in before it is renamed into place.
+pub(super) fn staging_dir(out: &Path) -> PathBuf {
+    Beside::of(out).staging
 }
 
 /// Completes an update that was stopped after its commit, and clears what a build stopped
@@ -112,19 +118,28 @@ pub(crate) struct Written {
     pub(crate) timings: Vec<(&'static str, std::time::Duration)>,
 }
 
-/// Makes `prior.out` hold exactly `outputs`, and records them in `record_file`.
+/// Makes `prior.out` hold exactly `outputs`, and records them in `record_file`. `staged`
+/// holds the pages already written into a new folder's staging folder.
 pub(crate) fn write(
     outputs: &[&Output],
     prior: &Prior,
     fingerprints: &PathMap<Fingerprint>,
     record_file: &Path,
+    staged: Option<Staged>,
 ) -> Result<Written> {
     in_io_pool(|| {
         let mut watch = Stopwatch::start();
         let (mut entries, changed) = if prior.exists {
             update(outputs, prior, fingerprints, record_file, &mut watch)?
         } else {
-            let entries = create(outputs, &prior.out, fingerprints, record_file, &mut watch)?;
+            let entries = create(
+                outputs,
+                &prior.out,
+                fingerprints,
+                record_file,
+                staged,
+                &mut watch,
+            )?;
             let count = entries.len();
             (entries, count)
         };
@@ -145,27 +160,48 @@ pub(crate) fn write(
     })
 }
 
-/// Writes a new output folder through the staging folder.
+/// Writes a new output folder through the staging folder, where `staged` pages already are.
 fn create<'a>(
     outputs: &[&'a Output],
     out: &Path,
     fingerprints: &PathMap<Fingerprint>,
     record_file: &Path,
+    staged: Option<Staged>,
     watch: &mut Stopwatch,
 ) -> Result<Vec<(&'a str, Entry)>> {
     let beside = Beside::of(out);
-    if beside.staging.exists() {
-        remove_tree(&beside.staging)?;
-    }
+    let mut staged = match staged {
+        Some(staged) => staged,
+        None => {
+            if beside.staging.exists() {
+                remove_tree(&beside.staging)?;
+            }
+            std::fs::create_dir_all(&beside.staging).map_err(|e| Error::io(&beside.staging, e))?;
+            Staged {
+                dir: beside.staging.clone(),
+                stamps: PathMap::default(),
+                folders: PathSet::default(),
+                published: false,
+            }
+        }
+    };
+    debug_assert_eq!(staged.dir, beside.staging);
     record::forget(record_file);
-    std::fs::create_dir_all(&beside.staging).map_err(|e| Error::io(&beside.staging, e))?;
     let paths = outputs.iter().map(|o| o.path.as_str());
-    make_dirs(&beside.staging, folders_of(paths, &Default::default()))?;
+    make_dirs(&beside.staging, folders_of(paths, &staged.folders))?;
     let entries = outputs
         .par_iter()
         .map(|o| {
             let (target, sha256) = (beside.staging.join(&o.path), digest(o)?);
-            let stamp = put(o, &target)?;
+            let stamp = match &o.data {
+                Data::Staged { .. } => *staged.stamps.get(&o.path).ok_or_else(|| {
+                    Error::io(
+                        &target,
+                        std::io::Error::other("a staged page was not written"),
+                    )
+                })?,
+                _ => put(o, &target)?,
+            };
             let entry = Entry {
                 sha256,
                 stamp,
@@ -176,6 +212,7 @@ fn create<'a>(
         .collect::<Result<Vec<_>>>()?;
     watch.lap("write: files");
     std::fs::rename(&beside.staging, out).map_err(|e| Error::io(out, e))?;
+    staged.published = true;
     watch.lap("write: commit");
     Ok(entries)
 }
@@ -309,7 +346,9 @@ fn plan(o: &Output, prior: &Prior) -> Result<(Step, [u8; 32])> {
 /// The SHA-256 of an output's bytes: known for cache files and published pages.
 fn digest(o: &Output) -> Result<[u8; 32]> {
     let known = match &o.data {
-        Data::Cached { sha256, .. } | Data::Published { sha256, .. } => Some(sha256),
+        Data::Cached { sha256, .. }
+        | Data::Published { sha256, .. }
+        | Data::Staged { sha256, .. } => Some(sha256),
         Data::Bytes(_) | Data::Copy(_) => None,
     };
     if let Some(sha256) = known.and_then(|h| crate::images::unhex(h)) {
@@ -321,9 +360,10 @@ fn digest(o: &Output) -> Result<[u8; 32]> {
 /// An output's bytes; an error names the file they are read from.
 fn read(o: &Output) -> Result<std::borrow::Cow<'_, [u8]>> {
     o.read().map_err(|e| match &o.data {
-        Data::Copy(p) | Data::Cached { file: p, .. } | Data::Published { file: p, .. } => {
-            Error::io(p, e)
-        }
+        Data::Copy(p)
+        | Data::Cached { file: p, .. }
+        | Data::Published { file: p, .. }
+        | Data::Staged { file: p, .. } => Error::io(p, e),
         Data::Bytes(_) => Error::io(Path::new(&o.path), e),
     })
 }
@@ -332,7 +372,7 @@ fn read(o: &Output) -> Result<std::borrow::Cow<'_, [u8]>> {
 fn put(o: &Output, target: &Path) -> Result<Stamp> {
     match &o.data {
         Data::Cached { file, size, .. } => copy_cached(file, *size, target),
-        Data::Bytes(_) | Data::Copy(_) | Data::Published { .. } => {
+        Data::Bytes(_) | Data::Copy(_) | Data::Published { .. } | Data::Staged { .. } => {
             let bytes = read(o)?;
             let mut f = std::fs::File::create(target).map_err(|e| Error::io(target, e))?;
             f.write_all(&bytes).map_err(|e| Error::io(target, e))?;
@@ -540,6 +580,7 @@ mod tests {
             &prior,
             &PathMap::default(),
             record,
+            None,
         )
         .unwrap();
         contents(out)

@@ -109,6 +109,9 @@ pub(crate) struct Renderer<'a> {
     pub(crate) links: Option<&'a LinkCache>,
     /// What the last build published (one-shot builds): unchanged pages are not rendered.
     pub(crate) unchanged: Option<&'a Unchanged<'a>>,
+    /// A new output folder's staging folder (one-shot builds): each finished page is
+    /// written there at once instead of being held in memory.
+    pub(crate) stage: Option<&'a output::Stage>,
 }
 
 impl<'a> Renderer<'a> {
@@ -454,8 +457,12 @@ impl<'a> Renderer<'a> {
             None => html::rewrite_links(finished, &page.url_path, mode),
         }
         .into_bytes();
+        let output = Output::bytes(output::file_for_url(&page.url_path), bytes);
         Ok(Finished {
-            output: Output::bytes(output::file_for_url(&page.url_path), bytes),
+            output: match self.stage {
+                Some(stage) => stage.put(output),
+                None => output,
+            },
             html: self.options.keep_html.then_some(page),
             fingerprint,
         })

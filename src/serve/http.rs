@@ -194,8 +194,9 @@ async fn read(app: &App, file: &Output) -> Option<Vec<u8>> {
             }
             tokio::fs::read(real).await.ok()
         }
-        // Only `casebook build` reuses what it published; serve keeps every page in memory.
-        Data::Published { .. } => None,
+        // Only `casebook build` reuses what it published or stages pages on disk; serve
+        // keeps every page in memory.
+        Data::Published { .. } | Data::Staged { .. } => None,
     }
 }
 

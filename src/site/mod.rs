@@ -100,6 +100,8 @@ pub(crate) struct Publishing {
     pub(crate) prior: Option<output::Prior>,
     /// Each rendered page's fingerprint, by output path.
     pub(crate) fingerprints: output::PathMap<output::Fingerprint>,
+    /// A new output folder's pages, written while the build goes on.
+    pub(crate) stage: Option<output::Stage>,
 }
 
 /// One successful build, held by `Arc`s so that a rebuild reuses what did not change and a
@@ -139,6 +141,7 @@ impl State {
             // Only search pages are rendered after the first step, and never many.
             links: None,
             unchanged: None,
+            stage: None,
         }
     }
 }
@@ -397,6 +400,10 @@ impl Session {
             let prior = scan
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            // A new output folder gets its pages as they are rendered.
+            if !prior.exists {
+                publishing.stage = Some(output::Stage::open(&publishing.out)?);
+            }
             publishing.prior = Some(prior);
             watch.lap("scan output");
         }
@@ -420,6 +427,7 @@ impl Session {
             options: self.render_options(),
             links: self.links.as_ref(),
             unchanged: unchanged.as_ref(),
+            stage: self.publishing.as_ref().and_then(|p| p.stage.as_ref()),
         };
         let jobs = renderer.jobs();
         let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
@@ -539,6 +547,14 @@ impl Session {
         Ok(update)
     }
 
+    /// `out` written into a new output folder's staging folder at once, when there is one.
+    fn stage(&self, out: Output) -> Output {
+        match self.publishing.as_ref().and_then(|p| p.stage.as_ref()) {
+            Some(stage) => stage.put(out),
+            None => out,
+        }
+    }
+
     /// Brings the whole-site files up to date with the pages: the search index and search
     /// pages, sitemap, feeds and data export after a content change, and the manifest after
     /// any change.
@@ -608,6 +624,7 @@ impl Session {
                 page_files.insert(out.path.clone());
                 merge.put(out);
             }
+            let site_outputs = site_outputs.into_iter().map(|o| self.stage(o)).collect();
             site_files = merge.replace(&site_files, site_outputs);
             watch.lap("merge");
         }
@@ -663,7 +680,7 @@ impl Session {
                 Some(prev) if **prev == out => {
                     merge.files.insert(out.path.clone(), prev.clone());
                 }
-                _ => merge.put(out),
+                _ => merge.put(self.stage(out)),
             }
         }
         for path in before.keys().filter(|p| crate::signing::is_unlisted(p)) {

@@ -1,0 +1,271 @@
+//! A new output folder's pages, written into its staging folder as they are rendered.
+//!
+//! When `casebook build` makes its output folder anew (the first build, or after the folder
+//! was removed), each page is handed to a pool of writer threads as soon as it is finished,
+//! instead of being held until the write stage: at 11,000 cases that is 115 MB of HTML
+//! less in memory, and the disk writes while the CPU renders. The staging folder is still
+//! renamed into place only by the write stage, once the whole build succeeded, so a failed
+//! build publishes nothing; a stage dropped before then removes its folder.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use sha2::{Digest, Sha256};
+
+use super::record::Stamp;
+use super::write::{IO_THREADS, staging_dir};
+use super::{Data, Output, PathMap, PathSet};
+use crate::error::{Error, Result};
+
+/// Pages waiting for a writer: enough to keep the writers busy, few enough that memory
+/// stays bounded when the disk is slower than the renderer (the renderer then waits).
+const QUEUE: usize = 64;
+
+type Page = (String, Vec<u8>);
+
+/// What one writer thread did.
+#[derive(Debug, Default)]
+struct Done {
+    stamps: Vec<(String, Stamp)>,
+    error: Option<Error>,
+}
+
+/// The writer pool of a new output folder's staging folder.
+#[derive(Debug)]
+pub(crate) struct Stage {
+    dir: PathBuf,
+    sender: Option<SyncSender<Page>>,
+    writers: Vec<JoinHandle<Done>>,
+    folders: Arc<Mutex<PathSet>>,
+    finished: bool,
+}
+
+/// The pages a stage wrote, once its writers are done.
+pub(crate) struct Staged {
+    pub(super) dir: PathBuf,
+    pub(super) stamps: PathMap<Stamp>,
+    /// The folders made below `dir`.
+    pub(super) folders: PathSet,
+    /// Set once the write stage renamed `dir` into place.
+    pub(super) published: bool,
+}
+
+impl Stage {
+    /// Starts writing a new output folder `out` through its staging folder, removing what
+    /// an interrupted build left there.
+    pub(crate) fn open(out: &Path) -> Result<Stage> {
+        let dir = staging_dir(out);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let (sender, receiver) = sync_channel::<Page>(QUEUE);
+        let receiver = Arc::new(Mutex::new(receiver));
+        let folders = Arc::new(Mutex::new(PathSet::default()));
+        let writers = (0..IO_THREADS)
+            .map(|_| {
+                let (receiver, folders, dir) = (receiver.clone(), folders.clone(), dir.clone());
+                std::thread::spawn(move || write_pages(&receiver, &folders, &dir))
+            })
+            .collect();
+        Ok(Stage {
+            dir,
+            sender: Some(sender),
+            writers,
+            folders,
+            finished: false,
+        })
+    }
+
+    /// Hands a page's bytes to the writers; the output then stands for the staged file.
+    /// Other outputs are returned as they are.
+    pub(crate) fn put(&self, output: Output) -> Output {
+        let sender = self
+            .sender
+            .as_ref()
+            .expect("taken only by `finish` and `drop`");
+        let Output { path, data } = output;
+        match data {
+            Data::Bytes(bytes) => {
+                let data = Data::Staged {
+                    file: self.dir.join(&path),
+                    sha256: crate::images::hex(&Sha256::digest(&bytes)),
+                    size: bytes.len() as u64,
+                };
+                // A writer that failed keeps taking (and dropping) pages; `finish` says so.
+                let _ = sender.send((path.clone(), bytes));
+                Output { path, data }
+            }
+            data => Output { path, data },
+        }
+    }
+
+    /// Waits for the writers; the first error any of them met fails the build.
+    pub(crate) fn finish(mut self) -> Result<Staged> {
+        let mut stamps = PathMap::default();
+        for d in self.join() {
+            // Dropped unfinished: the folder is removed.
+            if let Some(error) = d.error {
+                return Err(error);
+            }
+            stamps.extend(d.stamps);
+        }
+        self.finished = true;
+        let folders = std::mem::take(&mut *self.folders.lock().unwrap_or_else(|e| e.into_inner()));
+        Ok(Staged {
+            dir: std::mem::take(&mut self.dir),
+            stamps,
+            folders,
+            published: false,
+        })
+    }
+
+    fn join(&mut self) -> Vec<Done> {
+        drop(self.sender.take());
+        std::mem::take(&mut self.writers)
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    }
+}
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.join();
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // A build that failed after its pages were staged publishes none of them.
+        if !self.published {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// One writer: takes pages until the stage closes, making each one's folders first.
+fn write_pages(receiver: &Mutex<Receiver<Page>>, folders: &Mutex<PathSet>, dir: &Path) -> Done {
+    let mut done = Done::default();
+    loop {
+        let next = receiver.lock().unwrap_or_else(|e| e.into_inner()).recv();
+        let Ok((path, bytes)) = next else {
+            return done;
+        };
+        if done.error.is_some() {
+            continue;
+        }
+        match write_page(dir, folders, &path, &bytes) {
+            Ok(stamp) => done.stamps.push((path, stamp)),
+            Err(e) => done.error = Some(e),
+        }
+    }
+}
+
+fn write_page(dir: &Path, folders: &Mutex<PathSet>, path: &str, bytes: &[u8]) -> Result<Stamp> {
+    make_folders(dir, folders, path)?;
+    let target = dir.join(path);
+    std::fs::write(&target, bytes).map_err(|e| Error::io(&target, e))?;
+    std::fs::metadata(&target)
+        .map(|m| Stamp::of(&m))
+        .map_err(|e| Error::io(&target, e))
+}
+
+/// Makes the folders of `path` that no writer made yet, parents first. Two writers may
+/// both make one folder; the second finds it there.
+fn make_folders(dir: &Path, folders: &Mutex<PathSet>, path: &str) -> Result<()> {
+    let missing: Vec<&str> = {
+        let made = folders.lock().unwrap_or_else(|e| e.into_inner());
+        let mut missing = Vec::new();
+        let mut end = path.len();
+        while let Some(slash) = path[..end].rfind('/') {
+            let folder = &path[..slash];
+            if made.contains(folder) {
+                break;
+            }
+            missing.push(folder);
+            end = slash;
+        }
+        missing
+    };
+    for folder in missing.iter().rev() {
+        let full = dir.join(folder);
+        match std::fs::create_dir(&full) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                return Err(Error::io(&full, e));
+            }
+            _ => {}
+        }
+    }
+    if !missing.is_empty() {
+        let mut made = folders.lock().unwrap_or_else(|e| e.into_inner());
+        made.extend(missing.into_iter().map(String::from));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_written_with_their_folders_and_known_hashes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("public");
+        let stage = Stage::open(&out).unwrap();
+        let staged: Vec<Output> = (0..200)
+            .map(|i| {
+                stage.put(Output::bytes(
+                    format!("cases/c{i}/index.html"),
+                    format!("page {i}"),
+                ))
+            })
+            .collect();
+        let copy = stage.put(Output {
+            path: "a.pdf".into(),
+            data: Data::Copy("a.pdf".into()),
+        });
+        assert_eq!(
+            copy.data,
+            Data::Copy("a.pdf".into()),
+            "only bytes are staged"
+        );
+        let done = stage.finish().unwrap();
+        assert_eq!(done.stamps.len(), 200);
+        assert!(done.folders.contains("cases") && done.folders.contains("cases/c7"));
+        let Data::Staged { file, sha256, size } = &staged[7].data else {
+            panic!("not staged: {:?}", staged[7].data);
+        };
+        assert_eq!(std::fs::read(file).unwrap(), b"page 7");
+        assert_eq!(*sha256, crate::images::hex(&Sha256::digest(b"page 7")));
+        assert_eq!(*size, 6);
+        assert_eq!(done.stamps["cases/c7/index.html"].size, 6);
+        let dir = done.dir.clone();
+        drop(done);
+        assert!(!dir.exists(), "a staged site never published is removed");
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn a_failed_write_fails_the_stage_and_an_unfinished_stage_leaves_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("public");
+        let stage = Stage::open(&out).unwrap();
+        // A file where a folder must go.
+        stage.put(Output::bytes("cases", "a file"));
+        let _ = stage.put(Output::bytes("cases/one/index.html", "page"));
+        let _ = stage.put(Output::bytes("other/index.html", "page"));
+        assert!(stage.finish().is_err());
+        assert!(!staging_dir(&out).exists());
+
+        let stage = Stage::open(&out).unwrap();
+        let _ = stage.put(Output::bytes("index.html", "page"));
+        drop(stage);
+        assert!(!staging_dir(&out).exists());
+    }
+}
