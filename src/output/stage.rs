@@ -7,6 +7,7 @@
 //! renamed into place only by the write stage, once the whole build succeeded, so a failed
 //! build publishes nothing; a stage dropped before then removes its folder.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -106,6 +107,7 @@ impl Stage {
     pub(crate) fn finish(mut self) -> Result<Staged> {
         let mut stamps = PathMap::default();
         for d in self.join() {
+            let d = d.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             // Dropped unfinished: the folder is removed.
             if let Some(error) = d.error {
                 return Err(error);
@@ -122,11 +124,12 @@ impl Stage {
         })
     }
 
-    fn join(&mut self) -> Vec<Done> {
+    /// Closes the queue and waits for the writers to empty it.
+    fn join(&mut self) -> Vec<std::thread::Result<Done>> {
         drop(self.sender.take());
         std::mem::take(&mut self.writers)
             .into_iter()
-            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .map(JoinHandle::join)
             .collect()
     }
 }
@@ -170,8 +173,9 @@ fn write_pages(receiver: &Mutex<Receiver<Page>>, folders: &Mutex<PathSet>, dir: 
 fn write_page(dir: &Path, folders: &Mutex<PathSet>, path: &str, bytes: &[u8]) -> Result<Stamp> {
     make_folders(dir, folders, path)?;
     let target = dir.join(path);
-    std::fs::write(&target, bytes).map_err(|e| Error::io(&target, e))?;
-    std::fs::metadata(&target)
+    let mut file = std::fs::File::create(&target).map_err(|e| Error::io(&target, e))?;
+    file.write_all(bytes).map_err(|e| Error::io(&target, e))?;
+    file.metadata()
         .map(|m| Stamp::of(&m))
         .map_err(|e| Error::io(&target, e))
 }
