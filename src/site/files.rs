@@ -23,28 +23,40 @@ pub(super) enum Stale {
 pub(super) struct Merge {
     pub(super) files: Files,
     pub(super) changed: Vec<String>,
+    /// Whether to list what changed: only rebuilds (`serve`) are told. A one-shot build
+    /// would list, and sort, every path of the site (192,000 at archive scale) for nobody.
+    track: bool,
 }
 
 impl Merge {
-    /// Starts from the previous build's files (shared, not copied: only the map is new).
-    pub(super) fn from(previous: Option<&Files>) -> Merge {
+    /// Starts from the previous build's files (shared, not copied: only the map is new);
+    /// `track` lists what changed.
+    pub(super) fn from(previous: Option<&Files>, track: bool) -> Merge {
         Merge {
             files: previous.cloned().unwrap_or_default(),
             changed: Vec::new(),
+            track,
         }
     }
 
     pub(super) fn put(&mut self, out: Output) {
         if self.files.get(&out.path).is_none_or(|prev| **prev != out) {
-            self.changed.push(out.path.clone());
+            self.note(&out.path);
             self.files.insert(out.path.clone(), Arc::new(out));
+        }
+    }
+
+    /// Lists `path` as changed, when changes are listed.
+    pub(super) fn note(&mut self, path: &str) {
+        if self.track {
+            self.changed.push(path.to_string());
         }
     }
 
     pub(super) fn drop_missing(&mut self, before: &PathSet, now: &PathSet) {
         for path in before.difference(now) {
             self.files.remove(path);
-            self.changed.push(path.clone());
+            self.note(path);
         }
     }
 

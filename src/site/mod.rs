@@ -472,7 +472,7 @@ impl Session {
             whole::check_collisions(&corpus, paths.map(|o| o.path.as_str()))?;
         }
 
-        let mut merge = Merge::from(old.map(|o| o.files.as_ref()));
+        let mut merge = Merge::from(old.map(|o| o.files.as_ref()), self.incremental);
         let empty = PathSet::default();
         merge.drop_missing(old.map_or(&empty, |o| &o.page_files), &page_files);
         // Pages left as the last build published them were not rendered.
@@ -502,7 +502,7 @@ impl Session {
         // the same when the source's bytes change.
         for asset in &corpus.assets {
             if changed.contains(&asset.source) {
-                merge.changed.push(asset.output.clone());
+                merge.note(&asset.output);
             }
         }
         watch.lap("merge");
@@ -565,7 +565,7 @@ impl Session {
         let Some(state) = self.state.as_ref().filter(|s| s.stale != Stale::Fresh) else {
             return Ok(Update::default());
         };
-        let mut merge = Merge::from(Some(state.files.as_ref()));
+        let mut merge = Merge::from(Some(state.files.as_ref()), self.incremental);
         let mut page_files = state.page_files.clone();
         let mut site_files = state.site_files.clone();
         let mut search = state.search.clone();
@@ -685,7 +685,7 @@ impl Session {
         }
         for path in before.keys().filter(|p| crate::signing::is_unlisted(p)) {
             if !merge.files.contains_key(path) {
-                merge.changed.push(path.clone());
+                merge.note(path);
             }
         }
         watch.lap("release files");
