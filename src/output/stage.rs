@@ -7,7 +7,6 @@
 //! renamed into place only by the write stage, once the whole build succeeded, so a failed
 //! build publishes nothing; a stage dropped before then removes its folder.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -16,7 +15,7 @@ use std::thread::JoinHandle;
 use sha2::{Digest, Sha256};
 
 use super::record::Stamp;
-use super::write::{IO_THREADS, staging_dir};
+use super::write::{IO_THREADS, create_folder, folders_of, new_staging, staging_dir, write_file};
 use super::{Data, Output, PathMap, PathSet};
 use crate::error::{Error, Result};
 
@@ -53,15 +52,24 @@ pub(crate) struct Staged {
     pub(super) published: bool,
 }
 
+impl Staged {
+    /// A staging folder into which nothing was staged.
+    pub(super) fn nothing_in(dir: PathBuf) -> Staged {
+        Staged {
+            dir,
+            stamps: PathMap::default(),
+            folders: PathSet::default(),
+            published: false,
+        }
+    }
+}
+
 impl Stage {
     /// Starts writing a new output folder `out` through its staging folder, removing what
     /// an interrupted build left there.
     pub(crate) fn open(out: &Path) -> Result<Stage> {
         let dir = staging_dir(out);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        }
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        new_staging(&dir)?;
         let (sender, receiver) = sync_channel::<Page>(QUEUE);
         let receiver = Arc::new(Mutex::new(receiver));
         let folders = Arc::new(Mutex::new(PathSet::default()));
@@ -103,6 +111,14 @@ impl Stage {
         }
     }
 
+    /// `output` through `stage`'s `put` when there is a stage, as it is when there is none.
+    pub(crate) fn put_in(stage: Option<&Stage>, output: Output) -> Output {
+        match stage {
+            Some(stage) => stage.put(output),
+            None => output,
+        }
+    }
+
     /// Waits for the writers; the first error any of them met fails the build.
     pub(crate) fn finish(mut self) -> Result<Staged> {
         let mut stamps = PathMap::default();
@@ -115,13 +131,11 @@ impl Stage {
             stamps.extend(d.stamps);
         }
         self.finished = true;
-        let folders = std::mem::take(&mut *self.folders.lock().unwrap_or_else(|e| e.into_inner()));
-        Ok(Staged {
-            dir: std::mem::take(&mut self.dir),
-            stamps,
-            folders,
-            published: false,
-        })
+        let mut staged = Staged::nothing_in(std::mem::take(&mut self.dir));
+        staged.stamps = stamps;
+        staged.folders =
+            std::mem::take(&mut *self.folders.lock().unwrap_or_else(|e| e.into_inner()));
+        Ok(staged)
     }
 
     /// Closes the queue and waits for the writers to empty it.
@@ -172,44 +186,24 @@ fn write_pages(receiver: &Mutex<Receiver<Page>>, folders: &Mutex<PathSet>, dir: 
 
 fn write_page(dir: &Path, folders: &Mutex<PathSet>, path: &str, bytes: &[u8]) -> Result<Stamp> {
     make_folders(dir, folders, path)?;
-    let target = dir.join(path);
-    let mut file = std::fs::File::create(&target).map_err(|e| Error::io(&target, e))?;
-    file.write_all(bytes).map_err(|e| Error::io(&target, e))?;
-    file.metadata()
-        .map(|m| Stamp::of(&m))
-        .map_err(|e| Error::io(&target, e))
+    write_file(&dir.join(path), bytes)
 }
 
 /// Makes the folders of `path` that no writer made yet, parents first. Two writers may
 /// both make one folder; the second finds it there.
 fn make_folders(dir: &Path, folders: &Mutex<PathSet>, path: &str) -> Result<()> {
-    let missing: Vec<&str> = {
+    let missing = {
         let made = folders.lock().unwrap_or_else(|e| e.into_inner());
-        let mut missing = Vec::new();
-        let mut end = path.len();
-        while let Some(slash) = path[..end].rfind('/') {
-            let folder = &path[..slash];
-            if made.contains(folder) {
-                break;
-            }
-            missing.push(folder);
-            end = slash;
-        }
-        missing
+        folders_of(std::iter::once(path), &made)
     };
-    for folder in missing.iter().rev() {
-        let full = dir.join(folder);
-        match std::fs::create_dir(&full) {
-            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
-                return Err(Error::io(&full, e));
-            }
-            _ => {}
-        }
+    if missing.is_empty() {
+        return Ok(());
     }
-    if !missing.is_empty() {
-        let mut made = folders.lock().unwrap_or_else(|e| e.into_inner());
-        made.extend(missing.into_iter().map(String::from));
+    for folder in &missing {
+        create_folder(&dir.join(folder))?;
     }
+    let mut made = folders.lock().unwrap_or_else(|e| e.into_inner());
+    made.extend(missing);
     Ok(())
 }
 

@@ -76,6 +76,14 @@ pub(super) fn staging_dir(out: &Path) -> PathBuf {
     Beside::of(out).staging
 }
 
+/// Makes `staging` an empty folder, removing what an interrupted build left there.
+pub(super) fn new_staging(staging: &Path) -> Result<()> {
+    if staging.exists() {
+        remove_tree(staging)?;
+    }
+    std::fs::create_dir_all(staging).map_err(|e| Error::io(staging, e))
+}
+
 /// Completes an update that was stopped after its commit, and clears what a build stopped
 /// before it left beside `out`.
 pub(crate) fn recover(out: &Path) -> Result<()> {
@@ -173,16 +181,8 @@ fn create<'a>(
     let mut staged = match staged {
         Some(staged) => staged,
         None => {
-            if beside.staging.exists() {
-                remove_tree(&beside.staging)?;
-            }
-            std::fs::create_dir_all(&beside.staging).map_err(|e| Error::io(&beside.staging, e))?;
-            Staged {
-                dir: beside.staging.clone(),
-                stamps: PathMap::default(),
-                folders: PathSet::default(),
-                published: false,
-            }
+            new_staging(&beside.staging)?;
+            Staged::nothing_in(beside.staging.clone())
         }
     };
     debug_assert_eq!(staged.dir, beside.staging);
@@ -373,14 +373,18 @@ fn put(o: &Output, target: &Path) -> Result<Stamp> {
     match &o.data {
         Data::Cached { file, size, .. } => copy_cached(file, *size, target),
         Data::Bytes(_) | Data::Copy(_) | Data::Published { .. } | Data::Staged { .. } => {
-            let bytes = read(o)?;
-            let mut f = std::fs::File::create(target).map_err(|e| Error::io(target, e))?;
-            f.write_all(&bytes).map_err(|e| Error::io(target, e))?;
-            f.metadata()
-                .map(|m| Stamp::of(&m))
-                .map_err(|e| Error::io(target, e))
+            write_file(target, &read(o)?)
         }
     }
+}
+
+/// Writes `bytes` to a new file at `target` and returns its stamp.
+pub(super) fn write_file(target: &Path, bytes: &[u8]) -> Result<Stamp> {
+    let mut f = std::fs::File::create(target).map_err(|e| Error::io(target, e))?;
+    f.write_all(bytes).map_err(|e| Error::io(target, e))?;
+    f.metadata()
+        .map(|m| Stamp::of(&m))
+        .map_err(|e| Error::io(target, e))
 }
 
 /// Copies a cache file: a copy, not a hard link, since a link would let anything that edits
@@ -440,7 +444,10 @@ fn stray_dirs(outputs: &[&Output], prior: &Prior) -> Vec<PathBuf> {
 }
 
 /// The folders below the output that `paths` need and `existing` lacks, parents first.
-fn folders_of<'a>(paths: impl Iterator<Item = &'a str>, existing: &PathSet) -> Vec<String> {
+pub(super) fn folders_of<'a>(
+    paths: impl Iterator<Item = &'a str>,
+    existing: &PathSet,
+) -> Vec<String> {
     let mut folders: BTreeSet<(usize, &str)> = BTreeSet::new();
     for path in paths {
         let mut end = path.len();
@@ -458,15 +465,19 @@ fn folders_of<'a>(paths: impl Iterator<Item = &'a str>, existing: &PathSet) -> V
 /// Creates `folders` (parents first) below `root`, each level in parallel.
 fn make_dirs(root: &Path, folders: Vec<String>) -> Result<()> {
     for level in folders.chunk_by(|a, b| a.matches('/').count() == b.matches('/').count()) {
-        level.par_iter().try_for_each(|p| {
-            let path = root.join(p);
-            match std::fs::create_dir(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(Error::io(&path, e)),
-                _ => Ok(()),
-            }
-        })?;
+        level
+            .par_iter()
+            .try_for_each(|p| create_folder(&root.join(p)))?;
     }
     Ok(())
+}
+
+/// Creates one folder, whose parent exists; one already there is fine.
+pub(super) fn create_folder(path: &Path) -> Result<()> {
+    match std::fs::create_dir(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(Error::io(path, e)),
+        _ => Ok(()),
+    }
 }
 
 /// What an in-place update does, saved before it starts so that it can be completed.

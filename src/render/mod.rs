@@ -459,10 +459,7 @@ impl<'a> Renderer<'a> {
         .into_bytes();
         let output = Output::bytes(output::file_for_url(&page.url_path), bytes);
         Ok(Finished {
-            output: match self.stage {
-                Some(stage) => stage.put(output),
-                None => output,
-            },
+            output: output::Stage::put_in(self.stage, output),
             html: self.options.keep_html.then_some(page),
             fingerprint,
         })

@@ -549,10 +549,7 @@ impl Session {
 
     /// `out` written into a new output folder's staging folder at once, when there is one.
     fn stage(&self, out: Output) -> Output {
-        match self.publishing.as_ref().and_then(|p| p.stage.as_ref()) {
-            Some(stage) => stage.put(out),
-            None => out,
-        }
+        output::Stage::put_in(self.publishing.as_ref().and_then(|p| p.stage.as_ref()), out)
     }
 
     /// Brings the whole-site files up to date with the pages: the search index and search
