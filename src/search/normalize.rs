@@ -66,6 +66,12 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for chunk in normalized.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
         let chunk = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+        // Letters and digits in ASCII are one word by the Unicode rules: most of the text
+        // of an English archive skips the word segmenter.
+        if !chunk.is_empty() && chunk.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            out.push(chunk.to_string());
+            continue;
+        }
         if is_compound(chunk) {
             out.push(chunk.to_string());
         }
@@ -130,6 +136,21 @@ mod tests {
         ] {
             assert_eq!(normalize(text), normalize_unicode(text), "{text:?}");
         }
+    }
+
+    #[test]
+    fn ascii_words_skip_the_segmenter_with_the_same_terms() {
+        for word in ["branch", "215", "syn0042", "a1b2", "x"] {
+            let segmented: Vec<&str> = word.unicode_words().collect();
+            assert_eq!(segmented, [word]);
+            assert_eq!(terms(word), [word]);
+        }
+        assert_eq!(
+            terms("Branch 215, al-Mezzeh; 2761/215 it's"),
+            [
+                "branch", "215", "al", "mezzeh", "2761/215", "2761", "215", "it's"
+            ]
+        );
     }
 
     #[test]
