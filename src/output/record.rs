@@ -150,11 +150,8 @@ fn scan(out: &Path, rel: &str, prior: &mut Prior) -> Result<()> {
         };
         // The folder entry tells a folder from a file without a stat call: only files need
         // their stamps (16,000 fewer calls for an 11,000-case archive).
-        let is_dir = match entry.file_type() {
-            Ok(kind) => kind.is_dir(),
-            Err(e) => return Err(Error::io(&entry.path(), e)),
-        };
-        if is_dir {
+        let kind = entry.file_type().map_err(|e| Error::io(&entry.path(), e))?;
+        if kind.is_dir() {
             subdirs.push(path);
         } else {
             let meta = entry.metadata().map_err(|e| Error::io(&entry.path(), e))?;
