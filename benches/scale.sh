@@ -11,7 +11,8 @@
 # - from scratch: the previous output and cache removed inside the timed command, in
 #   alternating pairs with Hugo doing the same over the same cases (`gen-corpus --hugo`:
 #   taxonomies for the same facets, lists paginated by 50), if `hugo` is installed
-#   (`apt-get install hugo`). Medians, their ratio, and each one's peak memory.
+#   (`apt-get install hugo`). Medians, their ratio, and each one's peak memory; the
+#   removal's own median too, and what 3x Hugo would be.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-11000}
@@ -58,16 +59,24 @@ else
   echo "(warm with the files not in memory: run as root to drop the kernel's caches)"
 fi
 
+# Each removal is also timed on its own (milliseconds, one line a run in $work/removed-*):
+# it is part of the timed command, and sets a floor no build can go below.
+removing() {
+  local started
+  started=$(date +%s%N)
+  rm -rf "$@"
+  echo $((($(date +%s%N) - started) / 1000000)) >>"$removal_log"
+}
 scratch() {
-  rm -rf "$corpus/public" "$corpus/.casebook-cache" "$corpus"/.public.casebook-*
+  removal_log="$work/removed-casebook" removing "$corpus/public" "$corpus/.casebook-cache" "$corpus"/.public.casebook-*
   "$bin" build --root "$corpus" >/dev/null
 }
 hugo_scratch() {
-  rm -rf "$hugo_site/public" "$hugo_site/resources"
+  removal_log="$work/removed-hugo" removing "$hugo_site/public" "$hugo_site/resources"
   hugo --quiet --source "$hugo_site" >/dev/null
 }
-export -f scratch hugo_scratch
-export bin corpus hugo_site
+export -f removing scratch hugo_scratch
+export bin corpus hugo_site work
 cb=() hg=()
 for _ in $(seq "$runs"); do
   sync
@@ -78,10 +87,14 @@ for _ in $(seq "$runs"); do
   fi
 done
 printf 'from scratch  %8s  %8s   (casebook; runs: %s)\n' "$(secs "${cb[@]}")" "$(peak "${cb[@]}")" "$(printf '%s ' "${cb[@]%% *}")"
+removed_s() { median <"$work/removed-$1" | awk '{printf "%.2f", $1 / 1000}'; }
+echo "  of which removing the previous output: $(removed_s casebook) s (median)"
 if [ ${#hg[@]} -gt 0 ]; then
   printf 'from scratch  %8s  %8s   (%s; runs: %s)\n' "$(secs "${hg[@]}")" "$(peak "${hg[@]}")" \
     "$(hugo version | cut -d' ' -f1-2)" "$(printf '%s ' "${hg[@]%% *}")"
+  echo "  of which removing the previous output: $(removed_s hugo) s (median)"
   echo "Hugo/casebook, ratio of medians: $(awk -v a="$(secs "${hg[@]}")" -v b="$(secs "${cb[@]}")" 'BEGIN {printf "%.2f", a / b}')"
+  echo "3x Hugo would be $(awk -v a="$(secs "${hg[@]}")" 'BEGIN {printf "%.2f", a / 3}') s, removal included"
   echo "Hugo output: $(find "$hugo_site/public" -type f | wc -l) files; casebook: $(find "$corpus/public" -type f | wc -l)"
 else
   echo "(hugo is not installed: apt-get install hugo to compare)"
