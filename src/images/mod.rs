@@ -27,7 +27,7 @@ use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::output::{Data, Output};
 
 /// Changing how pixels are produced must change every cache key.
-pub(crate) const PIPELINE_VERSION: &str = "casebook-images-3";
+pub(crate) const PIPELINE_VERSION: &str = "casebook-images-4";
 
 /// One published image file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
