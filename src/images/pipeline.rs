@@ -1,13 +1,13 @@
 //! One photograph, from source bytes to published derivatives.
 //!
 //! decode with limits (a JPEG at least four times as wide as the largest width at a
-//! reduced scale, in the decoder) -> redact at the decoded resolution (the regions, given upright,
-//! mapped into the frame the pixels are stored in) -> resize to each width (Lanczos3, never
-//! upscaled) -> apply the EXIF orientation to each resized image -> encode JPEG from the
-//! pixels alone. Turning images upright after resizing turns a few small images instead of
-//! the full-size one. Nothing of the source file but its pixels reaches the output: no EXIF, GPS,
-//! XMP, IPTC, ICC profile, comment or thumbnail, because the encoder is only ever given a
-//! pixel buffer. Pure: bytes in, bytes out.
+//! reduced scale, in the decoder) -> redact at the decoded resolution (the regions, given
+//! upright, mapped into the frame the pixels are stored in) -> resize to each width
+//! (Lanczos3, never upscaled) -> apply the EXIF orientation to each resized image -> encode
+//! JPEG from the pixels alone. Turning images upright after resizing turns a few small
+//! images instead of the full-size one. Nothing of the source file but its pixels reaches
+//! the output: no EXIF, GPS, XMP, IPTC, ICC profile, comment or thumbnail, because the
+//! encoder is only ever given a pixel buffer. Pure: bytes in, bytes out.
 
 use std::io::Cursor;
 
@@ -154,11 +154,9 @@ fn decode_jpeg_reduced(
     let mut decoder = jpeg_decoder::Decoder::new(bytes);
     let budget = limits.max_pixels.saturating_mul(4).saturating_add(64 << 20);
     decoder.set_max_decoding_buffer_size(usize::try_from(budget).unwrap_or(usize::MAX));
-    // It picks the smallest scale that reaches either side asked for.
-    let scaled = decoder
-        .scale(u16::try_from(sw).ok()?, u16::try_from(sh).ok()?)
-        .ok()?;
-    if scaled != (u16::try_from(sw).ok()?, u16::try_from(sh).ok()?) {
+    let want = (u16::try_from(sw).ok()?, u16::try_from(sh).ok()?);
+    // It picks the smallest scale that reaches either side asked for: check it is this one.
+    if decoder.scale(want.0, want.1).ok()? != want {
         return None;
     }
     let pixels = decoder.decode().ok()?;
