@@ -73,11 +73,11 @@ fn decode_stored(
     let reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| e.to_string())?;
-    let reader_format = reader.format();
-    if reader_format.is_none() {
+    if reader.format().is_none() {
         return Err("not an image casebook can read (JPEG, PNG, TIFF, WebP, GIF or BMP)".into());
     }
-    if reader_format == Some(image::ImageFormat::Jpeg) && !jpeg_is_complete(bytes) {
+    let is_jpeg = reader.format() == Some(image::ImageFormat::Jpeg);
+    if is_jpeg && !jpeg_is_complete(bytes) {
         // Decoders fill a cut-off JPEG with grey; a truncated source is an error to fix.
         return Err(
             "the image data is damaged or truncated: the JPEG ends before its end marker".into(),
@@ -87,7 +87,7 @@ fn decode_stored(
     let mut l = image::Limits::default();
     l.max_image_width = Some(limits.max_width);
     l.max_image_height = Some(limits.max_height);
-    l.max_alloc = Some(limits.max_pixels.saturating_mul(4).saturating_add(64 << 20));
+    l.max_alloc = Some(decoding_budget(limits));
     reader.limits(l);
     let mut decoder = reader.into_decoder().map_err(describe)?;
     let (w, h) = decoder.dimensions();
@@ -100,26 +100,25 @@ fn decode_stored(
     // A missing or malformed orientation tag means "as stored".
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
     let full = (w, h);
-    let is_jpeg = reader_format == Some(image::ImageFormat::Jpeg);
-    if let Some(widest) = widest.filter(|_| is_jpeg) {
-        let eighths = reduced_scale(full, turns(orientation), widest);
-        if let Some(pixels) = (eighths < 8)
-            .then(|| decode_jpeg_reduced(bytes, full, eighths, limits))
-            .flatten()
-        {
-            return Ok(Stored {
-                pixels,
-                orientation,
-                full,
-            });
-        }
-    }
-    let img = DynamicImage::from_decoder(decoder).map_err(describe)?;
+    let reduced = widest
+        .filter(|_| is_jpeg)
+        .map(|widest| reduced_scale(full, turns(orientation), widest))
+        .filter(|&eighths| eighths < 8)
+        .and_then(|eighths| decode_jpeg_reduced(bytes, full, eighths, limits));
+    let pixels = match reduced {
+        Some(pixels) => pixels,
+        None => flatten(DynamicImage::from_decoder(decoder).map_err(describe)?),
+    };
     Ok(Stored {
-        pixels: flatten(img),
+        pixels,
         orientation,
         full,
     })
+}
+
+/// The most memory a decoder may allocate: the pixels the limit allows, with room to spare.
+fn decoding_budget(limits: &ImageConfig) -> u64 {
+    limits.max_pixels.saturating_mul(4).saturating_add(64 << 20)
 }
 
 /// The scale, in eighths (8, 4, 2 or 1), at which a JPEG stored `w`x`h` decodes smallest
@@ -152,8 +151,8 @@ fn decode_jpeg_reduced(
 ) -> Option<RgbImage> {
     let (sw, sh) = ((w * eighths).div_ceil(8), (h * eighths).div_ceil(8));
     let mut decoder = jpeg_decoder::Decoder::new(bytes);
-    let budget = limits.max_pixels.saturating_mul(4).saturating_add(64 << 20);
-    decoder.set_max_decoding_buffer_size(usize::try_from(budget).unwrap_or(usize::MAX));
+    let budget = usize::try_from(decoding_budget(limits)).unwrap_or(usize::MAX);
+    decoder.set_max_decoding_buffer_size(budget);
     let want = (u16::try_from(sw).ok()?, u16::try_from(sh).ok()?);
     // It picks the smallest scale that reaches either side asked for: check it is this one.
     if decoder.scale(want.0, want.1).ok()? != want {
