@@ -15,6 +15,7 @@ mod check;
 mod config;
 mod content;
 mod error;
+mod fault;
 mod html;
 mod images;
 mod import;
@@ -22,6 +23,7 @@ mod init;
 mod locale;
 mod markdown;
 mod output;
+mod paths;
 mod render;
 mod search;
 pub mod serve;
@@ -41,7 +43,7 @@ pub use import::{FieldChange, ImportOptions, ImportReport, import, template};
 pub use init::init;
 pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
 use site::Stopwatch;
-pub use site::{BuildOptions, Signing};
+pub use site::{BuildOptions, Notice, Notices, Signing};
 pub use verify::{ReleaseInfo, Verified, VerifyOptions};
 
 /// What a build produced, for the summary line.
@@ -71,7 +73,6 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         .output
         .clone()
         .unwrap_or_else(|| options.root.join("public"));
-    output::check_output_dir(&options.root, &out)?;
     let session = site::Session::with_options(options.clone()).publishing_to(out.clone());
     run(session, "write", |session| {
         let publishing = session.take_publishing().unwrap_or_default();
@@ -79,6 +80,10 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let prior = publishing.prior.as_ref().expect("scanned by the build");
         let mut files: Vec<&output::Output> = built.files.values().map(Arc::as_ref).collect();
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let unwritable = output::unwritable_paths(&out, files.iter().map(|o| o.path.as_str()));
+        if !unwritable.is_empty() {
+            return Err(Error::Diagnostics(unwritable));
+        }
         let record = site::cache_file(&built.config, output::RECORD_FILE);
         let staged = publishing.stage.map(output::Stage::finish).transpose()?;
         let written = output::write(&files, prior, &publishing.fingerprints, &record, staged)?;
@@ -120,7 +125,12 @@ pub fn check(options: &BuildOptions) -> Result<BuildReport> {
     let session = site::Session::with_options(options.clone()).keeping_html();
     run(session, "check and audit", |session| {
         let built = session.state().expect("a build that succeeded");
-        let problems = check::site(built, &options.root.join("public"));
+        let public = options.root.join("public");
+        let mut problems = check::site(built, &public);
+        problems.extend(output::unwritable_paths(
+            &public,
+            built.files.keys().map(String::as_str),
+        ));
         if problems.is_empty() {
             Ok((PathBuf::new(), 0, Vec::new()))
         } else {

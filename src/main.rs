@@ -282,6 +282,14 @@ fn files_changed(n: usize) -> String {
 
 /// Progress of long image runs on stderr: a bar on a terminal, a line per tenth otherwise,
 /// each with the photographs done, the rate and the time left.
+/// Prints notes and warnings as the build meets them, before its outcome.
+fn print_notices() -> casebook::Notices {
+    casebook::Notices(Arc::new(|notice| match notice {
+        casebook::Notice::Note(d) => eprintln!("note: {d}"),
+        casebook::Notice::Warning(d) => eprintln!("warning: {d}"),
+    }))
+}
+
 fn image_progress() -> casebook::Progress {
     let terminal = std::io::stderr().is_terminal();
     let bar: Mutex<Option<indicatif::ProgressBar>> = Mutex::new(None);
@@ -519,6 +527,7 @@ fn main() -> ExitCode {
                     drafts: site.drafts,
                     portable,
                     progress: Some(image_progress()),
+                    notices: Some(print_notices()),
                     signing,
                 })
             })
@@ -542,6 +551,7 @@ fn main() -> ExitCode {
         Command::Check { site } => casebook::check(&BuildOptions {
             root: site.root,
             drafts: site.drafts,
+            notices: Some(print_notices()),
             ..Default::default()
         })
         .map(|r| {

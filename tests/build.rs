@@ -676,7 +676,7 @@ fn a_build_stopped_after_its_commit_is_completed_by_the_next() {
     std::fs::write(pending.join("0"), "<p>half-way</p>").unwrap();
     // Its layout: a magic line, `W`, the pending name and the output path (each after its
     // length), then a checksum of all that.
-    let mut journal = b"casebook-journal-2\nW".to_vec();
+    let mut journal = b"casebook-journal-3\nW".to_vec();
     for field in ["0", "about/index.html"] {
         journal.extend_from_slice(&(field.len() as u32).to_le_bytes());
         journal.extend_from_slice(field.as_bytes());
@@ -708,4 +708,94 @@ fn timings_show_the_disk_apart() {
         .stderr_has("scan output")
         .stderr_has("write: compare");
     assert!(!again.stderr.contains("write: files"), "{}", again.stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_output_and_the_cache_are_checked_where_links_lead() {
+    use std::os::unix::fs::symlink;
+    let site = SiteTest::fixture("minimal");
+    // An --output through a link to the content folder: the text says elsewhere.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let link = elsewhere.path().join("site-content");
+    symlink(site.root().join("content"), &link).unwrap();
+    let out = link.join("public");
+    site.run(&["build", "--output", out.to_str().unwrap()])
+        .failure(1)
+        .stderr_has("refusing to build into this folder (resolved through links to")
+        .stderr_has("inside the site's content/ folder");
+    assert!(!site.root().join("content/public").exists());
+    // `..` that climbs back into the site.
+    let dotted = site.root().join("public/../static/out");
+    site.run(&["build", "--output", dotted.to_str().unwrap()])
+        .failure(1)
+        .stderr_has("inside the site's static/ folder");
+    // An output that would hold the cache, or sit inside it.
+    let cache = site.root().join(".casebook-cache");
+    site.run(&["build", "--output", cache.join("out").to_str().unwrap()])
+        .failure(1)
+        .stderr_has("inside the cache folder");
+    // A cache inside content/ (its index holds this machine's paths) is refused, even
+    // through a link.
+    let config = std::fs::read_to_string(site.root().join("casebook.toml")).unwrap();
+    let cached_in_content = site.write(
+        "casebook.toml",
+        &format!("{config}\n[images]\ncache_dir = \"content/.cache\"\n"),
+    );
+    for command in ["build", "check"] {
+        cached_in_content
+            .run(&[command])
+            .failure(1)
+            .stderr_has("images.cache_dir: the cache folder `content/.cache` is inside content/");
+    }
+    let site = cached_in_content;
+    symlink(
+        site.root().join("static-real"),
+        site.root().join("cache-link"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(site.root().join("static-real")).unwrap();
+    let site = site.write(
+        "casebook.toml",
+        &format!("{config}\n[images]\ncache_dir = \"cache-link\"\n"),
+    );
+    site.build().success();
+    // Linked into static/, the cache would be published: refused.
+    std::fs::remove_file(site.root().join("cache-link")).unwrap();
+    std::fs::create_dir_all(site.root().join("static")).unwrap();
+    symlink(site.root().join("static"), site.root().join("cache-link")).unwrap();
+    site.build().failure(1).stderr_has("is inside static/");
+    let published: Vec<String> = tree(&site.public()).into_iter().map(|(p, _)| p).collect();
+    assert!(
+        published.iter().all(|p| !p.ends_with(".bin")),
+        "nothing of the cache is published: {published:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_links_in_content_are_left_out_with_a_warning() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "not for publication").unwrap();
+    let site = SiteTest::fixture("minimal");
+    std::fs::create_dir_all(site.root().join("content/docs")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.txt"),
+        site.root().join("content/docs/notes.txt"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), site.root().join("content/elsewhere")).unwrap();
+    let run = site.build();
+    run.success()
+        .stderr_has("warning: content/docs/notes.txt: a symbolic link: left out of the site")
+        .stderr_has("warning: content/elsewhere: a symbolic link");
+    for (path, bytes) in tree(&site.public()) {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("not for publication"),
+            "{path} carries the linked file"
+        );
+    }
+    site.run(&["check"])
+        .success()
+        .stderr_has("warning: content/docs/notes.txt");
 }

@@ -284,7 +284,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         file,
         &mut diags,
     );
-    let images = settings::resolve_images(raw.images, file, &mut diags);
+    let images = settings::resolve_images(raw.images, root, file, &mut diags);
     let search = settings::resolve_search(raw.search, cases.as_ref(), file, &mut diags);
     let public_key = raw.signing.and_then(|s| {
         PublicKey::parse(s.public_key.get_ref())

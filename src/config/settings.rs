@@ -1,6 +1,6 @@
 //! The search and image settings: `[search]` and `[images]`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -60,7 +60,8 @@ pub(super) struct RawImages {
     max_width: u32,
     max_height: u32,
     max_pixels: u64,
-    cache_dir: String,
+    max_memory_mb: Spanned<u64>,
+    cache_dir: Spanned<String>,
     redact_color: Spanned<String>,
 }
 
@@ -75,7 +76,8 @@ impl Default for RawImages {
             max_width: 20_000,
             max_height: 20_000,
             max_pixels: 100_000_000,
-            cache_dir: ".casebook-cache".into(),
+            max_memory_mb: Spanned::new(0..0, 768),
+            cache_dir: Spanned::new(0..0, ".casebook-cache".into()),
             redact_color: Spanned::new(0..0, "#000000".into()),
         }
     }
@@ -115,6 +117,9 @@ pub(crate) struct ImageConfig {
     pub(crate) max_width: u32,
     pub(crate) max_height: u32,
     pub(crate) max_pixels: u64,
+    /// The bytes that photographs being derived may hold at once, all threads together
+    /// (`max_memory_mb`); a photograph that needs more is refused.
+    pub(crate) max_memory: u64,
     /// Relative to the site root.
     pub(crate) cache_dir: PathBuf,
     /// The colour of `fill` redactions.
@@ -223,9 +228,19 @@ pub(super) fn resolve_search(
 /// Validates `[images]`.
 pub(super) fn resolve_images(
     raw: RawImages,
+    root: &Path,
     file: Located,
     diags: &mut Diagnostics,
 ) -> ImageConfig {
+    check_cache_dir(&raw.cache_dir, root, file, diags);
+    let memory = *raw.max_memory_mb.get_ref();
+    if !(64..=1 << 20).contains(&memory) {
+        diags.push(
+            file.at(raw.max_memory_mb.span(), format!("{memory} MiB is out of range"))
+                .field("images.max_memory_mb")
+                .hint("give the memory photographs may hold at once, in MiB, from 64; the default 768 keeps a build under 1 GiB"),
+        );
+    }
     let mut widths = raw.widths.get_ref().clone();
     widths.sort_unstable();
     widths.dedup();
@@ -282,8 +297,38 @@ pub(super) fn resolve_images(
         max_width: raw.max_width,
         max_height: raw.max_height,
         max_pixels: raw.max_pixels,
-        cache_dir: PathBuf::from(raw.cache_dir),
+        max_memory: (*raw.max_memory_mb.get_ref()).min(1 << 20) << 20,
+        cache_dir: PathBuf::from(raw.cache_dir.into_inner()),
         redact_color,
+    }
+}
+
+/// The cache holds absolute paths and file identities of the publisher's machine: it must
+/// never be where a build publishes from (`content/`, `static/`) or the site's own folder,
+/// wherever links make it point. (Its place against the output is checked with the
+/// output, `output::check_output_dir`.)
+fn check_cache_dir(dir: &Spanned<String>, root: &Path, file: Located, diags: &mut Diagnostics) {
+    use crate::paths::{is_within, resolved};
+    let (root, cache) = (resolved(root), resolved(&root.join(dir.get_ref())));
+    let problem = if is_within(&root, &cache) {
+        Some("the site's folder itself, or a folder holding it".to_string())
+    } else {
+        ["content", "static", "themes", "templates"]
+            .into_iter()
+            .find(|d| is_within(&cache, &root.join(d)))
+            .map(|d| {
+                format!("inside {d}/, whose files are published or read as the site's sources")
+            })
+    };
+    if let Some(problem) = problem {
+        diags.push(
+            file.at(
+                dir.span(),
+                format!("the cache folder `{}` is {problem}", dir.get_ref()),
+            )
+            .field("images.cache_dir")
+            .hint("keep it beside the site's sources, e.g. cache_dir = \".casebook-cache\""),
+        );
     }
 }
 

@@ -16,6 +16,7 @@ pub(super) fn assemble(
     parsed: Vec<Parsed>,
     other_files: &[PathBuf],
     content_dir: &Path,
+    failed_keys: &HashSet<String>,
     diags: &mut Diagnostics,
 ) -> Corpus {
     let mut corpus = Corpus::default();
@@ -140,6 +141,9 @@ pub(super) fn assemble(
         }
     }
 
+    // A translation whose default-language file failed to load is not an orphan: that
+    // file's own errors are reported.
+    translated_cases.retain(|key, _| !failed_keys.contains(key));
     add_case_translations(config, &mut corpus, translated_cases, &section_index, diags);
     check_duplicate_cases(config, &corpus, diags);
     // Withdrawn cases leave every list, index, feed and export: only their tombstones stay.

@@ -171,6 +171,23 @@ pub(crate) fn validate(
         };
         match check_value(field, &entry.value) {
             Ok(v) => {
+                // A facet value names a folder of the facet's pages.
+                let long = field.facet.as_ref().and_then(|_| {
+                    v.facet_keys()
+                        .iter()
+                        .find_map(|k| crate::output::name_too_long(k, 0))
+                });
+                if let Some(problem) = long {
+                    diags.push(
+                        Diagnostic::new(
+                            path,
+                            format!("this value names a folder of facet pages: {problem}"),
+                        )
+                        .at(entry.line, entry.column)
+                        .field(&field.name)
+                        .hint("shorten the value"),
+                    );
+                }
                 values.insert(field.name.clone(), v);
             }
             Err((message, hint)) => diags.push(
@@ -210,6 +227,15 @@ pub(crate) fn validate(
                     .at(entry.map_or(0, |e| e.line), entry.map_or(0, |e| e.column))
                     .field(&schema.id_field)
                     .hint("use lowercase letters, digits, `-` and `_`, e.g. \"syn-0001\""),
+            );
+        } else if let Some(problem) = crate::output::name_too_long(id, ".json".len()) {
+            // The id names the case's folder and its proof file, `<id>.json`.
+            let entry = entries.iter().find(|e| e.key == schema.id_field);
+            diags.push(
+                Diagnostic::new(path, format!("the case id cannot name a file: {problem}"))
+                    .at(entry.map_or(0, |e| e.line), entry.map_or(0, |e| e.column))
+                    .field(&schema.id_field)
+                    .hint("use a shorter id"),
             );
         }
     }

@@ -34,6 +34,13 @@ pub(crate) struct Document<'a> {
 /// Splits and parses; errors are located in the file at `path`.
 pub(crate) fn parse<'a>(path: &Path, text: &'a str) -> Result<Document<'a>, Diagnostic> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(at) = text.find('\0') {
+        // Never text a person wrote: a damaged file or a binary one saved as `.md`.
+        let (line, column) = line_col(text, at);
+        return Err(Diagnostic::new(path, "the file holds a NUL character (byte 0)")
+            .at(line, column)
+            .hint("content files are plain UTF-8 text: remove the character, or save the file again from a text editor"));
+    }
     let first_line_end = text.find('\n').map_or(text.len(), |i| i + 1);
     let delimiter = text[..first_line_end].trim_end();
     if delimiter != "+++" && delimiter != "---" {
@@ -192,6 +199,49 @@ fn yaml_to_toml(v: serde_yaml_ng::Value) -> Option<toml::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Text that looks like front matter more often than chance would make it.
+        fn content_file() -> impl Strategy<Value = String> {
+            let line = prop_oneof![
+                Just("+++".to_string()),
+                Just("---".to_string()),
+                Just("title = \"A\"".to_string()),
+                Just("title: A".to_string()),
+                Just("[[photos]]".to_string()),
+                "[a-z_]{1,8} = \"[^\"\\n]{0,12}\"",
+                "[a-z_]{1,8}: [^\\n]{0,12}",
+                "\\PC{0,24}",
+                ".{0,24}",
+            ];
+            proptest::collection::vec(line, 0..12).prop_map(|lines| lines.join("\n"))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            /// Any text parses or gives an error located on one of its lines; never a panic.
+            #[test]
+            fn any_text_parses_or_is_a_located_error(text in content_file()) {
+                let lines = text.split('\n').count();
+                match parse(Path::new("content/x.md"), &text) {
+                    Ok(doc) => {
+                        for e in &doc.entries {
+                            prop_assert!(e.line >= 2 && e.line <= lines, "{e:?} in {lines} lines");
+                        }
+                        prop_assert!(doc.body_line >= 2 && doc.body_line <= lines + 1);
+                    }
+                    Err(d) => {
+                        prop_assert_eq!(d.path.as_path(), Path::new("content/x.md"));
+                        prop_assert!(d.line >= 1 && d.line <= lines + 1, "line {} of {lines}: {}", d.line, d);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn toml_entries_carry_file_lines() {

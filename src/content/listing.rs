@@ -34,6 +34,9 @@ pub(super) struct FileStamp {
 pub(super) struct Listing {
     pub(super) markdown: Vec<(PathBuf, Option<FileStamp>)>,
     pub(super) other: Vec<PathBuf>,
+    /// Symbolic links: never followed (one could lead anywhere on the publisher's
+    /// machine), and named in a warning so that the publisher knows they were left out.
+    pub(super) links: Vec<PathBuf>,
 }
 
 impl ParseCache {
@@ -66,14 +69,18 @@ pub(super) fn list(
             let path = e.path().unwrap_or(&start).to_path_buf();
             Error::io(&path, e.into())
         })?;
-        if !entry.file_type().is_file() {
-            continue;
-        }
         let rel = entry
             .path()
             .strip_prefix(content_dir)
             .expect("walkdir stays below its root")
             .to_path_buf();
+        if entry.path_is_symlink() {
+            into.links.push(rel);
+            continue;
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
         if rel.extension().is_some_and(|e| e == "md") {
             // Only a cache needs the timestamps; a plain build spares the extra stat calls.
             let stamp = stamps
@@ -98,6 +105,7 @@ impl Listing {
         for rel in touched {
             self.markdown.retain(|(p, _)| !p.starts_with(rel));
             self.other.retain(|p| !p.starts_with(rel));
+            self.links.retain(|p| !p.starts_with(rel));
             let hidden = rel
                 .components()
                 .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
@@ -107,6 +115,8 @@ impl Listing {
         }
         self.markdown.extend(relisted.markdown);
         self.other.extend(relisted.other);
+        self.links.extend(relisted.links);
+        self.links.sort();
         self.markdown.sort_by(|a, b| a.0.cmp(&b.0));
         self.markdown.dedup_by(|a, b| a.0 == b.0);
         self.other.sort();

@@ -68,6 +68,20 @@ pub(crate) fn extract(path: &Path, entries: &[&Entry], diags: &mut Vec<Diagnosti
                     diags.push(wrong("a string", "put the text in double quotes"));
                     continue;
                 };
+                if e.key == "slug" {
+                    if let Some(problem) = crate::output::name_too_long(&slug::slugify(text), 0) {
+                        diags.push(
+                            Diagnostic::new(
+                                path,
+                                format!("the slug names the page's folder: {problem}"),
+                            )
+                            .at(e.line, e.column)
+                            .field("slug")
+                            .hint("use a shorter slug"),
+                        );
+                        continue;
+                    }
+                }
                 let text = Some(text.to_string());
                 match e.key.as_str() {
                     "title" => s.title = text,

@@ -106,6 +106,8 @@ pub(crate) struct Corpus {
     /// Content keys of files that exist but failed to load: links to them are not reported
     /// as broken on top of the file's own errors.
     pub(crate) failed_keys: std::collections::HashSet<String>,
+    /// What loading left out and the publisher should hear of (symbolic links).
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 /// The case section's default-language files, the ones that carry the case fields
@@ -254,6 +256,7 @@ fn load_with(
     let Listing {
         markdown,
         other: other_files,
+        links,
     } = listing;
 
     let cached = cache.as_deref();
@@ -300,8 +303,22 @@ fn load_with(
         }
     }
 
-    let mut corpus = assemble(config, parsed, &other_files, &content_dir, &mut diags);
+    let mut corpus = assemble(
+        config,
+        parsed,
+        &other_files,
+        &content_dir,
+        &failed_keys,
+        &mut diags,
+    );
     corpus.failed_keys = failed_keys;
+    corpus.warnings = links
+        .iter()
+        .map(|rel| {
+            Diagnostic::new(display_path(rel), "a symbolic link: left out of the site")
+                .hint("casebook never follows links in content/ (one could publish any file of this machine): put the file itself here")
+        })
+        .collect();
     Ok((corpus, diags.into_vec()))
 }
 

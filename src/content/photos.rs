@@ -149,6 +149,21 @@ pub(crate) fn parse(value: &toml::Value, at: Site, diags: &mut Vec<Diagnostic>) 
                     .hint("add file = \"photo-1.jpg\", the name of an image beside this page"),
             );
         }
+        // Published as `<stem>.<hash>.<width>.jpg` (src/images): up to 24 bytes more.
+        let stem = file
+            .and_then(|f| Path::new(f).file_stem())
+            .map(|s| slug::slugify(s.to_string_lossy()));
+        if let Some(problem) = stem.and_then(|s| crate::output::name_too_long(&s, 24)) {
+            diags.push(
+                Diagnostic::new(
+                    page,
+                    format!("the photograph's file name is too long to publish: {problem}"),
+                )
+                .at(line, 1)
+                .field(field("file"))
+                .hint("rename the image file to a shorter name"),
+            );
+        }
         if alt.is_none() {
             diags.push(
                 Diagnostic::new(page, format!("photograph {} has no alt text", file.unwrap_or("?")))

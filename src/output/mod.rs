@@ -5,6 +5,7 @@
 //! remembers what the last build published, so the next one neither rewrites nor re-reads
 //! unchanged files, and can leave unchanged pages unrendered.
 
+mod journal;
 mod record;
 mod stage;
 mod write;
@@ -15,6 +16,61 @@ use crate::error::{Diagnostic, Error, Result};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
 pub(crate) use stage::Stage;
 pub(crate) use write::{recover, write};
+
+/// The longest name of one file or folder that common file systems accept (ext4, XFS,
+/// Btrfs, APFS: 255 bytes; NTFS and exFAT: 255 UTF-16 units, never fewer than bytes).
+pub(crate) const NAME_MAX: usize = 255;
+
+/// The longest path, from the file system's root, that Linux accepts (PATH_MAX less its
+/// terminating NUL).
+pub(crate) const PATH_MAX: usize = 4095;
+
+/// Why `name`, with `suffix` bytes that casebook adds to it, cannot be a file name.
+pub(crate) fn name_too_long(name: &str, suffix: usize) -> Option<String> {
+    (name.len() + suffix > NAME_MAX).then(|| {
+        let room = NAME_MAX.saturating_sub(suffix);
+        format!(
+            "`{}…` is {} bytes long, and file names are limited to {NAME_MAX} bytes{}",
+            name.chars().take(24).collect::<String>(),
+            name.len(),
+            if suffix > 0 {
+                format!(" (casebook adds up to {suffix} to it: keep it to {room} bytes)")
+            } else {
+                String::new()
+            }
+        )
+    })
+}
+
+/// The output paths that cannot be written below `out`: a name over [`NAME_MAX`] bytes,
+/// or a whole path over [`PATH_MAX`] (also through the staging folder beside `out`).
+/// Checked before the output is touched, so a build never fails half-way on a name.
+pub(crate) fn unwritable_paths<'a>(
+    out: &Path,
+    paths: impl Iterator<Item = &'a str>,
+) -> Vec<Diagnostic> {
+    let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    let beside = write::staging_dir(&abs);
+    let base = abs.as_os_str().len().max(beside.as_os_str().len()) + 1;
+    let mut problems = Vec::new();
+    for path in paths {
+        let long_name = path.split('/').find_map(|n| name_too_long(n, 0));
+        let problem = match long_name {
+            Some(m) => m,
+            None if base + path.len() > PATH_MAX => format!(
+                "the path is {} bytes long below {}, over the limit of {PATH_MAX} bytes",
+                base + path.len(),
+                abs.display()
+            ),
+            None => continue,
+        };
+        problems.push(
+            Diagnostic::new(abs.join(path), problem)
+                .hint("shorten the name it comes from (a case id, a slug, a file or folder name), or build into a folder with a shorter path"),
+        );
+    }
+    problems
+}
 
 /// Maps and sets keyed by output path. Hundreds of thousands of paths at archive scale, all
 /// the publisher's own: a fast hasher, not one that resists flooding.
@@ -97,23 +153,49 @@ pub(crate) fn save_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> 
     std::fs::rename(&tmp, file)
 }
 
-/// Refuses output folders whose replacement would destroy the site's sources.
-pub(crate) fn check_output_dir(root: &Path, out: &Path) -> Result<()> {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (root_abs, out_abs) = (abs(root), abs(out));
-    let dangerous = out_abs == root_abs
-        || root_abs.starts_with(&out_abs)
-        || out_abs.starts_with(root_abs.join("content"))
-        || out_abs.starts_with(root_abs.join("themes"))
-        || out_abs.starts_with(root_abs.join("static"))
-        || out_abs.starts_with(root_abs.join("templates"));
-    if dangerous {
-        return Err(Error::one(
-            Diagnostic::new(out, "refusing to build into this folder: it holds the site's sources and is replaced on every build")
+/// Refuses an output folder whose replacement would destroy the site's sources or its
+/// cache, or that would publish the cache: the output is never the site root or a folder
+/// holding it, never inside `content/`, `themes/`, `static/`, `templates/` or the cache,
+/// and never holds the cache. Paths are compared as the file system resolves them, through
+/// symbolic links and `..`.
+pub(crate) fn check_output_dir(root: &Path, out: &Path, cache: &Path) -> Result<()> {
+    use crate::paths::{is_within, resolved};
+    let (root, out_real, cache) = (resolved(root), resolved(out), resolved(cache));
+    let inside = |dir: &str| is_within(&out_real, &root.join(dir));
+    let reason = if is_within(&root, &out_real) {
+        Some("it is the site's folder or holds it".to_string())
+    } else if let Some(dir) = ["content", "themes", "static", "templates"]
+        .into_iter()
+        .find(|d| inside(d))
+    {
+        Some(format!("it is inside the site's {dir}/ folder"))
+    } else if is_within(&out_real, &cache) {
+        Some(format!("it is inside the cache folder {}", cache.display()))
+    } else if is_within(&cache, &out_real) {
+        Some(format!(
+            "it holds the cache folder {}, which must never be published",
+            cache.display()
+        ))
+    } else {
+        None
+    };
+    match reason {
+        None => Ok(()),
+        Some(reason) => {
+            let shown = if out_real == std::path::absolute(out).unwrap_or_default() {
+                String::new()
+            } else {
+                format!(" (resolved through links to {})", out_real.display())
+            };
+            Err(Error::one(
+                Diagnostic::new(
+                    out,
+                    format!("refusing to build into this folder{shown}: {reason}, and the output is replaced on every build"),
+                )
                 .hint("choose a separate folder such as `public`"),
-        ));
+            ))
+        }
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -204,6 +204,27 @@ pub(crate) fn forget(record_file: &Path) {
     let _ = std::fs::remove_file(record_file);
 }
 
+/// Where the record waits while an update runs (see `set_aside`).
+fn aside(record_file: &Path) -> PathBuf {
+    record_file.with_extension("rollback")
+}
+
+/// Moves the record aside before an in-place update changes the output: no entry may
+/// vouch for a file the update may have replaced. An update that is undone puts it back.
+pub(crate) fn set_aside(record_file: &Path) {
+    let _ = std::fs::rename(record_file, aside(record_file));
+}
+
+/// The update was undone: the record set aside describes the output again.
+pub(crate) fn put_back(record_file: &Path) {
+    let _ = std::fs::rename(aside(record_file), record_file);
+}
+
+/// The update was completed: the record set aside is out of date.
+pub(crate) fn drop_aside(record_file: &Path) {
+    let _ = std::fs::remove_file(aside(record_file));
+}
+
 type Entries = PathMap<Entry>;
 
 fn parse(bytes: &[u8]) -> Option<(String, Entries)> {

@@ -5,9 +5,10 @@
 //!   place when complete.
 //! - An existing folder is updated in place. The files that changed are first written
 //!   beside it (`.public.casebook-pending/`, one flat folder), then a journal listing every
-//!   rename and removal is committed with one rename, then applied. A build that fails
-//!   before the commit leaves the folder untouched; one stopped after it is completed by
-//!   the next casebook run, which applies the journal again (each step can be repeated).
+//!   rename and removal is committed with one rename, then applied (`journal.rs`). A build
+//!   that fails before the commit leaves the folder untouched; one that fails after it puts
+//!   back what it had changed. One stopped after the commit (killed, a power cut) is
+//!   completed by the next casebook run, or undone if it cannot be completed.
 //!
 //! So a build never keeps a second copy of the site, and an unchanged file is neither
 //! read nor written: the record (`record.rs`) vouches for it.
@@ -19,18 +20,17 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
+use super::journal::{self, Journal};
 use super::record::{self, Entry, Fingerprint, Prior, Stamp};
 use super::stage::Staged;
 use super::{Data, Output, PathMap, PathSet};
-use crate::cache_file::{Reader, Writer};
-use crate::error::{Error, Result};
+use crate::error::{Diagnostic, Error, Result};
+use crate::fault;
 use crate::site::Stopwatch;
 
 /// Threads for filesystem work: creating files and folders mostly waits on the disk, so
 /// more threads than cores keep it busy (measured: 3 to 4 times faster than one per core).
 pub(super) const IO_THREADS: usize = 8;
-
-const JOURNAL_MAGIC: &[u8] = b"casebook-journal-2\n";
 
 /// Runs `f` on a pool of `IO_THREADS` threads.
 pub(crate) fn in_io_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -44,17 +44,19 @@ pub(crate) fn in_io_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 }
 
 /// The folders casebook keeps beside `out` while writing it.
-struct Beside {
+pub(super) struct Beside {
     /// A new site, before it is renamed into place.
-    staging: PathBuf,
+    pub(super) staging: PathBuf,
     /// Changed files and the journal of an in-place update.
-    pending: PathBuf,
+    pub(super) pending: PathBuf,
+    /// A finished update's pending folder, while it is removed.
+    trash: PathBuf,
     /// Left by casebook 0.1's swap, which kept the previous site in `staging`.
     swap: PathBuf,
 }
 
 impl Beside {
-    fn of(out: &Path) -> Beside {
+    pub(super) fn of(out: &Path) -> Beside {
         let parent = out
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -66,8 +68,22 @@ impl Beside {
         Beside {
             staging: named("staging"),
             pending: named("pending"),
+            trash: named("trash"),
             swap: named("swap"),
         }
+    }
+
+    /// Removes a pending folder whose update is done or dropped. It is renamed first, so
+    /// that a stop while it is being removed never leaves a journal to apply again.
+    fn discard_pending(&self) {
+        let _ = std::fs::remove_dir_all(&self.trash);
+        let gone = fault::point("discard the pending folder")
+            .and_then(|()| std::fs::rename(&self.pending, &self.trash));
+        let _ = std::fs::remove_dir_all(if gone.is_ok() {
+            &self.trash
+        } else {
+            &self.pending
+        });
     }
 }
 
@@ -84,10 +100,14 @@ pub(super) fn new_staging(staging: &Path) -> Result<()> {
     std::fs::create_dir_all(staging).map_err(|e| Error::io(staging, e))
 }
 
-/// Completes an update that was stopped after its commit, and clears what a build stopped
-/// before it left beside `out`.
-pub(crate) fn recover(out: &Path) -> Result<()> {
+/// Puts `out` in order after a build that was stopped while writing it: an update stopped
+/// after its commit is completed (or undone, if it cannot be completed), and what a build
+/// stopped before its commit left beside the folder is removed. Returns a line for each
+/// thing it did; an error only if an update can be neither completed nor undone.
+pub(crate) fn recover(out: &Path, record_file: &Path) -> Result<Vec<Diagnostic>> {
     let beside = Beside::of(out);
+    let mut done = Vec::new();
+    let _ = std::fs::remove_dir_all(&beside.trash);
     if beside.swap.exists() {
         // Stopped in the middle of the old swap: the previous site is in `swap`.
         if out.exists() {
@@ -96,24 +116,57 @@ pub(crate) fn recover(out: &Path) -> Result<()> {
             std::fs::rename(&beside.swap, out).map_err(|e| Error::io(&beside.swap, e))?;
         }
     }
-    let journal = beside.pending.join("journal");
-    if let Ok(bytes) = std::fs::read(&journal) {
-        let Some(journal) = Journal::parse(&bytes) else {
-            return Err(Error::io(
-                &journal,
-                std::io::Error::other(
-                    "a stopped build's journal is damaged: delete the output folder and its .casebook-pending folder, then build again",
-                ),
-            ));
+    if beside.pending.exists() {
+        let note = match Journal::read(&beside.pending) {
+            Err(_) => {
+                "a build was stopped before it changed this folder; the files it had prepared were removed, the folder is as it was".to_string()
+            }
+            Ok(None) => {
+                // Only a hand could damage a journal saved whole and renamed into place.
+                record::forget(record_file);
+                "a build was stopped while updating this folder and left a damaged journal; it was discarded, and this build compares every file with what it should hold".to_string()
+            }
+            Ok(Some(journal)) => match journal.apply(out, &beside.pending) {
+                Ok(()) => {
+                    record::drop_aside(record_file);
+                    format!(
+                        "a build was stopped while updating this folder; its update was completed ({} files written, {} removed)",
+                        journal.written.len(),
+                        journal.removed.len()
+                    )
+                }
+                Err(cause) => match journal.undo(out, &beside.pending) {
+                    Ok(()) => {
+                        record::put_back(record_file);
+                        format!(
+                            "a build was stopped while updating this folder and its update could not be completed ({}); it was undone, the folder is as it was before that build",
+                            cause.to_string().trim_end()
+                        )
+                    }
+                    Err(undo) => {
+                        return Err(Error::one(
+                            Diagnostic::new(out, format!(
+                                "a build was stopped while updating this folder, and its update can be neither completed ({}) nor undone ({})",
+                                cause.to_string().trim_end(),
+                                undo.to_string().trim_end()
+                            ))
+                            .hint("fix the cause (a full disk, a folder made read-only) and build again: the update is kept in the .casebook-pending folder beside it until then"),
+                        ));
+                    }
+                },
+            },
         };
-        journal.apply(out, &beside.pending)?;
+        beside.discard_pending();
+        done.push(Diagnostic::new(out, note));
     }
-    for dir in [&beside.pending, &beside.staging] {
-        if dir.exists() {
-            remove_tree(dir)?;
-        }
+    if beside.staging.exists() {
+        remove_tree(&beside.staging)?;
+        done.push(Diagnostic::new(
+            &beside.staging,
+            "removed the unfinished new site a stopped build left here",
+        ));
     }
-    Ok(())
+    Ok(done)
 }
 
 fn remove_tree(dir: &Path) -> Result<()> {
@@ -211,7 +264,9 @@ fn create<'a>(
         })
         .collect::<Result<Vec<_>>>()?;
     watch.lap("write: files");
-    std::fs::rename(&beside.staging, out).map_err(|e| Error::io(out, e))?;
+    fault::point("rename the new site into place")
+        .and_then(|()| std::fs::rename(&beside.staging, out))
+        .map_err(|e| Error::io(out, e))?;
     staged.published = true;
     watch.lap("write: commit");
     Ok(entries)
@@ -254,12 +309,7 @@ fn update<'a>(
     let changed = written.len() + removed.len() + prior.strays.len();
     let mut stamps: HashMap<usize, Stamp> = HashMap::new();
     if !written.is_empty() || !removed.is_empty() || !prior.strays.is_empty() {
-        std::fs::create_dir_all(&beside.pending).map_err(|e| Error::io(&beside.pending, e))?;
-        stamps = written
-            .par_iter()
-            .map(|&i| Ok((i, put(outputs[i], &beside.pending.join(i.to_string()))?)))
-            .collect::<Result<_>>()?;
-        watch.lap("write: files");
+        let written_paths = written.iter().map(|&i| outputs[i].path.as_str());
         let journal = Journal {
             removed: removed
                 .iter()
@@ -271,17 +321,11 @@ fn update<'a>(
                 .iter()
                 .map(|&i| (i.to_string(), outputs[i].path.clone()))
                 .collect(),
+            created: journal::folders_to_make(written_paths, &prior.dirs),
         };
-        // The commit: from here on, the update is completed even if this build stops.
-        record::forget(record_file);
-        let file = beside.pending.join("journal");
-        let draft = beside.pending.join("journal.draft");
-        std::fs::File::create(&draft)
-            .and_then(|mut f| f.write_all(&journal.to_bytes()).and_then(|()| f.sync_all()))
-            .and_then(|()| std::fs::rename(&draft, &file))
-            .map_err(|e| Error::io(&file, e))?;
-        journal.apply(&prior.out, &beside.pending)?;
-        remove_tree(&beside.pending)?;
+        stamps = prepare(outputs, &written, &beside).inspect_err(|_| beside.discard_pending())?;
+        watch.lap("write: files");
+        commit_and_apply(&journal, &prior.out, &beside, record_file)?;
         watch.lap("write: commit");
     }
     let entries = outputs
@@ -303,6 +347,68 @@ fn update<'a>(
         })
         .collect();
     Ok((entries, changed))
+}
+
+/// Writes the files an update changes into the pending folder; returns their stamps.
+fn prepare(
+    outputs: &[&Output],
+    written: &[usize],
+    beside: &Beside,
+) -> Result<HashMap<usize, Stamp>> {
+    if beside.pending.exists() {
+        remove_tree(&beside.pending)?;
+    }
+    fault::point("make the pending folder")
+        .and_then(|()| std::fs::create_dir_all(&beside.pending))
+        .map_err(|e| Error::io(&beside.pending, e))?;
+    written
+        .par_iter()
+        .map(|&i| Ok((i, put(outputs[i], &beside.pending.join(i.to_string()))?)))
+        .collect()
+}
+
+/// Commits the journal and changes the output. An update that fails half-way is undone,
+/// so the output is as it was; one that can be neither completed nor undone is left for
+/// the next run's `recover`.
+fn commit_and_apply(
+    journal: &Journal,
+    out: &Path,
+    beside: &Beside,
+    record_file: &Path,
+) -> Result<()> {
+    // No entry of the record may vouch for a file it no longer describes; if the update
+    // is undone, the record is true again and is put back.
+    record::set_aside(record_file);
+    if let Err(e) = journal.commit(&beside.pending) {
+        record::put_back(record_file);
+        beside.discard_pending();
+        return Err(e);
+    }
+    match journal.apply(out, &beside.pending) {
+        Ok(()) => {
+            record::drop_aside(record_file);
+            beside.discard_pending();
+            Ok(())
+        }
+        Err(cause) => match journal.undo(out, &beside.pending) {
+            Ok(()) => {
+                record::put_back(record_file);
+                beside.discard_pending();
+                Err(cause)
+            }
+            Err(undo) => Err(Error::one(
+                Diagnostic::new(
+                    out,
+                    format!(
+                        "the update of this folder failed ({}) and could not be undone ({})",
+                        cause.to_string().trim_end(),
+                        undo.to_string().trim_end()
+                    ),
+                )
+                .hint("fix the cause (a full disk, a folder made read-only) and build again: the next build completes or undoes the update first"),
+            )),
+        },
+    }
 }
 
 /// Whether an output's published copy is already right, and its SHA-256.
@@ -380,8 +486,12 @@ fn put(o: &Output, target: &Path) -> Result<Stamp> {
 
 /// Writes `bytes` to a new file at `target` and returns its stamp.
 pub(super) fn write_file(target: &Path, bytes: &[u8]) -> Result<Stamp> {
-    let mut f = std::fs::File::create(target).map_err(|e| Error::io(target, e))?;
-    f.write_all(bytes).map_err(|e| Error::io(target, e))?;
+    let mut f = fault::point("create a file")
+        .and_then(|()| std::fs::File::create(target))
+        .map_err(|e| Error::io(target, e))?;
+    fault::point("write a file")
+        .and_then(|()| f.write_all(bytes))
+        .map_err(|e| Error::io(target, e))?;
     f.metadata()
         .map(|m| Stamp::of(&m))
         .map_err(|e| Error::io(target, e))
@@ -403,6 +513,7 @@ fn copy_cached(file: &Path, size: u64, target: &Path) -> Result<Stamp> {
         ));
     }
     let cache_time = meta.modified().map_err(|e| Error::io(file, e))?;
+    fault::point("copy a cached photograph").map_err(|e| Error::io(target, e))?;
     std::fs::copy(file, target).map_err(|e| Error::io(file, e))?;
     // The cache's files are read-only; published copies are ordinary files.
     let mut perms = std::fs::metadata(target)
@@ -474,106 +585,9 @@ fn make_dirs(root: &Path, folders: Vec<String>) -> Result<()> {
 
 /// Creates one folder, whose parent exists; one already there is fine.
 pub(super) fn create_folder(path: &Path) -> Result<()> {
-    match std::fs::create_dir(path) {
+    match fault::point("create a folder").and_then(|()| std::fs::create_dir(path)) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(Error::io(path, e)),
         _ => Ok(()),
-    }
-}
-
-/// What an in-place update does, saved before it starts so that it can be completed.
-#[derive(Debug, PartialEq)]
-struct Journal {
-    /// Files, stray entries and folders to remove, relative to the output folder.
-    removed: Vec<PathBuf>,
-    /// Pending file name -> output path.
-    written: Vec<(String, String)>,
-}
-
-impl Journal {
-    /// Applies the update; every step may be repeated after an interruption.
-    fn apply(&self, out: &Path, pending: &Path) -> Result<()> {
-        self.removed.par_iter().try_for_each(|rel| {
-            let path = out.join(rel);
-            let gone = match std::fs::symlink_metadata(&path) {
-                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
-                Ok(_) => std::fs::remove_file(&path),
-                Err(_) => Ok(()),
-            };
-            match gone {
-                // Inside a folder removed at the same time.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                r => r.map_err(|e| Error::io(&path, e)),
-            }
-        })?;
-        // Folders left empty go, deepest first; the error for a non-empty one is expected.
-        let mut emptied: Vec<&Path> = self
-            .removed
-            .iter()
-            .flat_map(|p| p.ancestors().skip(1))
-            .filter(|a| !a.as_os_str().is_empty())
-            .collect();
-        emptied.sort_unstable_by_key(|p| (std::cmp::Reverse(p.components().count()), *p));
-        emptied.dedup();
-        for dir in emptied {
-            let _ = std::fs::remove_dir(out.join(dir));
-        }
-        // A folder where a file now goes is among the removed ones (`stray_dirs`).
-        let needed = folders_of(
-            self.written.iter().map(|(_, p)| p.as_str()),
-            &Default::default(),
-        );
-        make_dirs(out, needed)?;
-        self.written.par_iter().try_for_each(|(name, path)| {
-            let (from, to) = (pending.join(name), out.join(path));
-            match std::fs::rename(&from, &to) {
-                // Already moved by an earlier, interrupted run.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && to.exists() => Ok(()),
-                r => r.map_err(|e| Error::io(&to, e)),
-            }
-        })
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(JOURNAL_MAGIC);
-        for path in &self.removed {
-            w.raw(b"R");
-            w.bytes(path.as_os_str().as_encoded_bytes());
-        }
-        for (name, path) in &self.written {
-            w.raw(b"W");
-            w.bytes(name.as_bytes());
-            w.bytes(path.as_bytes());
-        }
-        // The checksum last: a journal cut short is not applied.
-        w.finish()
-    }
-
-    fn parse(bytes: &[u8]) -> Option<Journal> {
-        let mut r = Reader::open(bytes, JOURNAL_MAGIC)?;
-        let mut journal = Journal {
-            removed: Vec::new(),
-            written: Vec::new(),
-        };
-        while !r.is_empty() {
-            match r.raw(1)? {
-                b"R" => journal.removed.push(PathBuf::from(os_string(r.bytes()?)?)),
-                b"W" => journal.written.push((r.string()?, r.string()?)),
-                _ => return None,
-            }
-        }
-        Some(journal)
-    }
-}
-
-/// An OS string from bytes written by `OsStr::as_encoded_bytes` on this platform.
-fn os_string(bytes: &[u8]) -> Option<std::ffi::OsString> {
-    #[cfg(unix)]
-    {
-        Some(std::os::unix::ffi::OsStringExt::from_vec(bytes.to_vec()))
-    }
-    #[cfg(not(unix))]
-    {
-        String::from_utf8(bytes.to_vec()).ok().map(Into::into)
     }
 }
 
@@ -584,7 +598,7 @@ mod tests {
     /// Writes `files` to `out` as a build does, and returns what the folder then holds.
     fn publish(out: &Path, record: &Path, files: &[(&str, &str)]) -> Vec<(String, String)> {
         let outputs: Vec<Output> = files.iter().map(|(p, b)| Output::bytes(*p, *b)).collect();
-        recover(out).unwrap();
+        recover(out, record).unwrap();
         let prior = Prior::load(out, record).unwrap();
         write(
             &outputs.iter().collect::<Vec<_>>(),
@@ -714,21 +728,16 @@ mod tests {
                 ("a/x", "x"),
             ],
         );
+        let old = contents(&out);
         let pending = dir.path().join(".public.casebook-pending");
         // Stopped before its commit: pending files but no journal. Nothing changes.
         std::fs::create_dir_all(&pending).unwrap();
         std::fs::write(pending.join("0"), "half").unwrap();
-        recover(&out).unwrap();
+        let notes = recover(&out, &record).unwrap();
+        assert_eq!(notes.len(), 1, "one line says what was done: {notes:?}");
+        assert!(notes[0].message.contains("the folder is as it was"));
         assert!(!pending.exists());
-        assert_eq!(
-            contents(&out),
-            pairs(&[
-                ("a", "/"),
-                ("a/x", "x"),
-                ("gone.txt", "gone"),
-                ("index.html", "old home")
-            ])
-        );
+        assert_eq!(contents(&out), old);
         // Stopped after it, with one rename done: the rest is done now.
         std::fs::create_dir_all(&pending).unwrap();
         std::fs::write(pending.join("1"), "new b").unwrap();
@@ -739,18 +748,57 @@ mod tests {
                 ("0".into(), "index.html".into()),
                 ("1".into(), "b/y".into()),
             ],
+            created: vec!["b".into()],
         };
-        assert_eq!(Journal::parse(&journal.to_bytes()).as_ref(), Some(&journal));
-        std::fs::write(pending.join("journal"), journal.to_bytes()).unwrap();
-        recover(&out).unwrap();
+        journal.commit(&pending).unwrap();
+        let notes = recover(&out, &record).unwrap();
+        assert!(notes[0].message.contains("was completed"), "{notes:?}");
         assert!(!pending.exists());
         assert_eq!(
             contents(&out),
             pairs(&[("b", "/"), ("b/y", "new b"), ("index.html", "new home")])
         );
-        // A journal cut short is refused, not half applied.
-        let bytes = journal.to_bytes();
-        assert_eq!(Journal::parse(&bytes[..bytes.len() - 1]), None);
+    }
+
+    #[test]
+    fn an_update_that_cannot_be_completed_is_undone_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, record) = (dir.path().join("public"), dir.path().join("published.bin"));
+        publish(
+            &out,
+            &record,
+            &[
+                ("index.html", "old home"),
+                ("gone.txt", "gone"),
+                ("a/x", "x"),
+                ("f", "a file in the way"),
+            ],
+        );
+        let old = contents(&out);
+        let pending = dir.path().join(".public.casebook-pending");
+        std::fs::create_dir_all(&pending).unwrap();
+        for (name, text) in [("0", "new home"), ("1", "new c"), ("2", "cannot go")] {
+            std::fs::write(pending.join(name), text).unwrap();
+        }
+        // `f/z` cannot be written: `f` is a file the journal does not remove. Everything
+        // the update did before it failed must be put back.
+        let journal = Journal {
+            removed: vec![PathBuf::from("gone.txt"), PathBuf::from("a")],
+            written: vec![
+                ("0".into(), "index.html".into()),
+                ("1".into(), "c/d/e".into()),
+                ("2".into(), "f/z".into()),
+            ],
+            created: vec!["c".into(), "c/d".into()],
+        };
+        journal.commit(&pending).unwrap();
+        assert!(journal.apply(&out, &pending).is_err());
+        assert_ne!(contents(&out), old, "the update began");
+        let notes = recover(&out, &record).unwrap();
+        assert!(notes[0].message.contains("it was undone"), "{notes:?}");
+        assert_eq!(contents(&out), old);
+        assert!(!pending.exists());
+        assert!(!dir.path().join(".public.casebook-trash").exists());
     }
 
     #[test]
@@ -762,12 +810,12 @@ mod tests {
         );
         std::fs::create_dir_all(&swap).unwrap();
         std::fs::write(swap.join("index.html"), "old").unwrap();
-        recover(&out).unwrap();
+        recover(&out, &dir.path().join("published.bin")).unwrap();
         assert_eq!(contents(&out), pairs(&[("index.html", "old")]));
         std::fs::create_dir_all(&swap).unwrap();
         let staging = dir.path().join(".public.casebook-staging");
         std::fs::create_dir_all(&staging).unwrap();
-        recover(&out).unwrap();
+        recover(&out, &dir.path().join("published.bin")).unwrap();
         assert!(!swap.exists() && !staging.exists());
         assert_eq!(contents(&out), pairs(&[("index.html", "old")]));
     }

@@ -37,8 +37,8 @@ use crate::search::{SearchIndex, TermCache};
 use crate::theme::Theme;
 pub(crate) use files::Files;
 use files::{Merge, Stale};
-pub use options::BuildOptions;
 pub(crate) use options::Stopwatch;
+pub use options::{BuildOptions, Notice, Notices};
 pub use release::Signing;
 
 /// What one step of a build changed.
@@ -302,8 +302,13 @@ impl Session {
             (Some(p), None) => {
                 // A build stopped after its commit is completed first, even if this one
                 // fails: the output is then whole again.
-                output::recover(&p.out)?;
-                let (out, record) = (p.out.clone(), cache_file(&config, output::RECORD_FILE));
+                let cache = config.root.join(&config.images.cache_dir);
+                output::check_output_dir(&config.root, &p.out, &cache)?;
+                let record = cache_file(&config, output::RECORD_FILE);
+                for done in output::recover(&p.out, &record)? {
+                    Notices::tell(self.options.notices.as_ref(), Notice::Note(done));
+                }
+                let out = p.out.clone();
                 Some(std::thread::spawn(move || {
                     output::Prior::load(&out, &record)
                 }))
@@ -319,6 +324,12 @@ impl Session {
                 let cache = self.incremental.then_some(&mut self.parsed);
                 let (corpus, problems) = load_content(&config, self.options.drafts, cache)?;
                 diags.extend(problems);
+                for warning in &corpus.warnings {
+                    Notices::tell(
+                        self.options.notices.as_ref(),
+                        Notice::Warning(warning.clone()),
+                    );
+                }
                 Some(Arc::new(corpus))
             }
         };

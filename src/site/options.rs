@@ -1,9 +1,41 @@
 //! What a build is asked to do, and how long its steps took.
 
+use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::error::Diagnostic;
 use crate::images::Progress;
+
+/// Something the publisher should know that does not fail the build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// What casebook did on its own: a stopped build's update completed or undone.
+    Note(Diagnostic),
+    /// Something in the site that casebook left out: a symbolic link, for example.
+    Warning(Diagnostic),
+}
+
+/// Hears each [`Notice`] as it comes, so the command line can print it even when the
+/// build later fails; the library itself prints nothing.
+#[derive(Clone)]
+pub struct Notices(pub Arc<dyn Fn(Notice) + Send + Sync>);
+
+impl Notices {
+    /// Tells `notices`, if there are any listeners.
+    pub(crate) fn tell(notices: Option<&Notices>, notice: Notice) {
+        if let Some(n) = notices {
+            (n.0)(notice);
+        }
+    }
+}
+
+impl fmt::Debug for Notices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Notices(..)")
+    }
+}
 
 /// What `casebook build` and `casebook check` are asked to do.
 #[derive(Debug, Clone, Default)]
@@ -22,6 +54,8 @@ pub struct BuildOptions {
     pub progress: Option<Progress>,
     /// Sign the manifest (`--sign`).
     pub signing: Option<super::Signing>,
+    /// Hears notes and warnings as they come.
+    pub notices: Option<Notices>,
 }
 
 /// Times stages of a run.
