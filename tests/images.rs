@@ -786,3 +786,123 @@ fn progress_counts_only_the_photographs_derived_with_rate_and_time_left() {
         second.stdout
     );
 }
+
+/// A noisy generated picture (nothing photographed), so that a cut lands in its data.
+fn noisy(w: u32, h: u32) -> image::RgbImage {
+    image::RgbImage::from_fn(w, h, |x, y| {
+        let n = (x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663)) >> 7;
+        image::Rgb([(x * 3) as u8 ^ n as u8, (y * 5) as u8, (n >> 8) as u8])
+    })
+}
+
+fn encoded(img: &image::RgbImage, format: image::ImageFormat) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, format).unwrap();
+    out.into_inner()
+}
+
+#[test]
+fn truncated_sources_of_every_format_are_located_errors() {
+    let img = noisy(240, 180);
+    let jpeg = encoded(&img, image::ImageFormat::Jpeg);
+    // A JPEG cut short, then given back its end marker: decoders pad the missing rows.
+    let mut jpeg_end_restored = jpeg[..jpeg.len() * 6 / 10].to_vec();
+    jpeg_end_restored.extend_from_slice(&[0xFF, 0xD9]);
+    let mut sources = vec![("cut-and-closed.jpg", jpeg_end_restored)];
+    for (name, format) in [
+        ("cut.jpg", image::ImageFormat::Jpeg),
+        ("cut.png", image::ImageFormat::Png),
+        ("cut.tiff", image::ImageFormat::Tiff),
+        ("cut.webp", image::ImageFormat::WebP),
+        ("cut.gif", image::ImageFormat::Gif),
+        ("cut.bmp", image::ImageFormat::Bmp),
+    ] {
+        let whole = encoded(&img, format);
+        sources.push((name, whole[..whole.len() * 6 / 10].to_vec()));
+    }
+    for (name, bytes) in sources {
+        let site = SiteTest::fixture("minimal")
+            .write_bytes(&format!("content/cases/c-002/{name}"), &bytes)
+            .photos(
+                "content/cases/c-002/index.md",
+                &format!("[[photos]]\nfile = \"{name}\"\nalt = \"x\"\n"),
+            );
+        let run = site.build();
+        assert_eq!(run.code, 1, "{name} was published:\n{}", run.stderr);
+        run.stderr_has(&format!(
+            "content/cases/c-002/index.md:9:1: photos[0].file: photograph `{name}`:"
+        ));
+        assert!(
+            run.stderr.contains("damaged or truncated") || run.stderr.contains("cannot"),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+    // The whole files are fine.
+    let site = SiteTest::fixture("minimal")
+        .write_bytes("content/cases/c-002/whole.jpg", &jpeg)
+        .photos(
+            "content/cases/c-002/index.md",
+            "[[photos]]\nfile = \"whole.jpg\"\nalt = \"x\"\n",
+        );
+    site.build().success();
+}
+
+/// The header of a PNG of `w`x`h` 16-bit RGBA pixels, and no pixels: enough for casebook to
+/// know what decoding it would take.
+fn png_header_only(w: u32, h: u32) -> Vec<u8> {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc32(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[16, 6, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &ihdr);
+    // The start of the pixel data: decoders read the header up to here.
+    chunk(&mut out, b"IDAT", &[0x78, 0x9C, 0x63, 0x60, 0x00, 0x00]);
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+#[test]
+fn memory_limits_count_decoded_bytes_not_pixels() {
+    // 12 megapixels, well inside max_pixels, but 8 bytes each: 92 MiB decoded.
+    let site = SiteTest::fixture("minimal")
+        .write_bytes("content/cases/c-002/deep.png", &png_header_only(4000, 3000))
+        .photos(
+            "content/cases/c-002/index.md",
+            "[[photos]]\nfile = \"deep.png\"\nalt = \"x\"\n",
+        );
+    let config = std::fs::read_to_string(site.root().join("casebook.toml")).unwrap();
+    let site = site.write(
+        "casebook.toml",
+        &format!("{config}\n[images]\nmax_memory_mb = 64\n"),
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("photograph `deep.png`")
+        .stderr_has("4000x3000 pixels of 8 bytes each")
+        .stderr_has("images.max_memory_mb = 64");
+    site.run(&["check"]).failure(1).stderr_has("max_memory_mb");
+}

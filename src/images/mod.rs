@@ -5,7 +5,9 @@
 //! the source's SHA-256 plus the operation plus the pipeline version, so an unchanged photo
 //! is never decoded twice and a changed redaction re-derives that photo alone.
 
+mod budget;
 mod cache;
+pub(crate) mod decode;
 pub(crate) mod manifest;
 pub(crate) mod pipeline;
 
@@ -240,6 +242,7 @@ fn derive_all(
     }
     let cache_dir = config.root.join(&config.images.cache_dir);
     let cache = cache::Cache::open(&cache_dir);
+    let budget = budget::Budget::new(config.images.max_memory);
     // What the cache holds is resolved first, so that the progress counts only the
     // photographs derived: its rate and time left then hold on a run that is mostly cached.
     type Resolved = (String, std::result::Result<PhotoOutput, Diagnostic>);
@@ -257,7 +260,7 @@ fn derive_all(
         (progress.0)(0, total);
     }
     results.par_extend(work.into_par_iter().map(|(key, job, known)| {
-        let r = derive_one(config, &cache, &job, known, &derived);
+        let r = derive_one(config, &cache, &budget, &job, known, &derived);
         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(progress) = progress {
             (progress.0)(done, total);
@@ -317,6 +320,7 @@ fn from_cache(config: &Config, cache: &cache::Cache, job: &Job) -> Lookup {
 fn derive_one(
     config: &Config,
     cache: &cache::Cache,
+    budget: &budget::Budget,
     job: &Job,
     known: Option<String>,
     fresh: &AtomicUsize,
@@ -324,6 +328,18 @@ fn derive_one(
     let spec = job.spec;
     let images = &config.images;
     let looked_up = known.is_some();
+    // Whatever is read from here on is held within the budget, from the file's header.
+    let need = decode::memory_needed(&spec.source, images).map_err(|m| photo_error(spec, m))?;
+    let _held = budget.reserve(need).ok_or_else(|| {
+        photo_error(
+            spec,
+            format!(
+                "deriving from it needs {} MiB of memory, more than images.max_memory_mb = {}",
+                need.div_ceil(1 << 20),
+                budget.total() >> 20
+            ),
+        )
+    })?;
     let mut bytes: Option<Vec<u8>> = None;
     let source_sha256 = match known {
         Some(h) => h,

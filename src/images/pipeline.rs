@@ -1,7 +1,7 @@
 //! One photograph, from source bytes to published derivatives.
 //!
-//! decode with limits (a JPEG at least four times as wide as the largest width at a
-//! reduced scale, in the decoder) -> redact at the decoded resolution (the regions, given
+//! decode with limits (`decode.rs`; a JPEG at least four times as wide as the largest
+//! width at a reduced scale, in the decoder) -> redact at the decoded resolution (the regions, given
 //! upright, mapped into the frame the pixels are stored in) -> resize to each width
 //! (Lanczos3, never upscaled) -> apply the EXIF orientation to each resized image -> encode
 //! JPEG from the pixels alone. Turning images upright after resizing turns a few small
@@ -9,12 +9,11 @@
 //! the output: no EXIF, GPS, XMP, IPTC, ICC profile, comment or thumbnail, because the
 //! encoder is only ever given a pixel buffer. Pure: bytes in, bytes out.
 
-use std::io::Cursor;
-
 use fast_image_resize as fr;
+use image::RgbImage;
 use image::metadata::Orientation;
-use image::{DynamicImage, ImageDecoder, ImageReader, RgbImage};
 
+use super::decode::{Stored, decode_stored, turns, upright};
 use crate::config::ImageConfig;
 use crate::content::photos::{RedactMethod, Region};
 
@@ -35,159 +34,6 @@ pub(crate) struct Derived {
     pub(crate) placeholder: Encoded,
 }
 
-/// Decodes `bytes` at full scale within the configured limits and returns the upright image.
-#[cfg(test)]
-pub(crate) fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, String> {
-    let stored = decode_stored(bytes, limits, None)?;
-    Ok(upright(stored.pixels, stored.orientation))
-}
-
-/// Whether `bytes` is an image a build can derive from, within the configured limits: what
-/// `casebook import` checks before copying a photograph into a case folder.
-pub(crate) fn check_readable(bytes: &[u8], limits: &ImageConfig) -> Result<(), String> {
-    decode_stored(bytes, limits, None).map(|_| ())
-}
-
-/// A decoded source, in the frame its file stores it in.
-struct Stored {
-    /// At full scale, or reduced in the decoder (see `reduced_scale`).
-    pixels: RgbImage,
-    /// How to turn it upright.
-    orientation: Orientation,
-    /// The source's own width and height, as stored.
-    full: (u32, u32),
-}
-
-/// Decodes the image as stored. With `widest`, the largest width (upright) that will be
-/// made from it, a JPEG wide enough is decoded at the smallest of 1/2, 1/4 or 1/8 of its size
-/// still at least twice that wide: the decoder then skips most of the inverse DCT, colour
-/// conversion and upsampling, and the resize reads a quarter of the pixels or fewer.
-fn decode_stored(
-    bytes: &[u8],
-    limits: &ImageConfig,
-    widest: Option<u32>,
-) -> Result<Stored, String> {
-    if bytes.is_empty() {
-        return Err("the file is empty".into());
-    }
-    let reader = ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|e| e.to_string())?;
-    if reader.format().is_none() {
-        return Err("not an image casebook can read (JPEG, PNG, TIFF, WebP, GIF or BMP)".into());
-    }
-    let is_jpeg = reader.format() == Some(image::ImageFormat::Jpeg);
-    if is_jpeg && !jpeg_is_complete(bytes) {
-        // Decoders fill a cut-off JPEG with grey; a truncated source is an error to fix.
-        return Err(
-            "the image data is damaged or truncated: the JPEG ends before its end marker".into(),
-        );
-    }
-    let mut reader = reader;
-    let mut l = image::Limits::default();
-    l.max_image_width = Some(limits.max_width);
-    l.max_image_height = Some(limits.max_height);
-    l.max_alloc = Some(decoding_budget(limits));
-    reader.limits(l);
-    let mut decoder = reader.into_decoder().map_err(describe)?;
-    let (w, h) = decoder.dimensions();
-    if u64::from(w) * u64::from(h) > limits.max_pixels {
-        return Err(format!(
-            "the image is {w}x{h} pixels, more than the limit of {} pixels (images.max_pixels)",
-            limits.max_pixels
-        ));
-    }
-    // A missing or malformed orientation tag means "as stored".
-    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let full = (w, h);
-    let reduced = widest
-        .filter(|_| is_jpeg)
-        .map(|widest| reduced_scale(full, turns(orientation), widest))
-        .filter(|&eighths| eighths < 8)
-        .and_then(|eighths| decode_jpeg_reduced(bytes, full, eighths, limits));
-    let pixels = match reduced {
-        Some(pixels) => pixels,
-        None => flatten(DynamicImage::from_decoder(decoder).map_err(describe)?),
-    };
-    Ok(Stored {
-        pixels,
-        orientation,
-        full,
-    })
-}
-
-/// The most memory a decoder may allocate: the pixels the limit allows, with room to spare.
-fn decoding_budget(limits: &ImageConfig) -> u64 {
-    limits.max_pixels.saturating_mul(4).saturating_add(64 << 20)
-}
-
-/// The scale, in eighths (8, 4, 2 or 1), at which a JPEG stored `w`x`h` decodes smallest
-/// while still at least twice `widest` pixels wide upright. The factor of two left for the
-/// resize is what libvips and Pillow leave too: a reduced-scale decode is sharper and
-/// blockier than a filter's, and resized by less than two it shows (measured at 4000 px
-/// decoded at 2000 for 1200: a mean difference of 2.8 levels from the full-scale path,
-/// against 0.4 with the factor of two; `benches/decode.sh`).
-fn reduced_scale((w, h): (u32, u32), turned: bool, widest: u32) -> u32 {
-    let upright_width = if turned { h } else { w };
-    let mut eighths = 8;
-    while eighths > 1
-        && widest > 0
-        && (upright_width * (eighths / 2)).div_ceil(8) >= widest.saturating_mul(2)
-    {
-        eighths /= 2;
-    }
-    eighths
-}
-
-/// Decodes a JPEG stored `w`x`h` at `eighths`/8 of its size (each side rounded up), with
-/// `jpeg-decoder`, which can scale in its inverse DCT (`image`'s decoder cannot). `None` when
-/// that decoder cannot give RGB at that size, or fails: the caller then decodes at full
-/// scale, and reports that decoder's errors as always.
-fn decode_jpeg_reduced(
-    bytes: &[u8],
-    (w, h): (u32, u32),
-    eighths: u32,
-    limits: &ImageConfig,
-) -> Option<RgbImage> {
-    let (sw, sh) = ((w * eighths).div_ceil(8), (h * eighths).div_ceil(8));
-    let mut decoder = jpeg_decoder::Decoder::new(bytes);
-    let budget = usize::try_from(decoding_budget(limits)).unwrap_or(usize::MAX);
-    decoder.set_max_decoding_buffer_size(budget);
-    let want = (u16::try_from(sw).ok()?, u16::try_from(sh).ok()?);
-    // It picks the smallest scale that reaches either side asked for: check it is this one.
-    if decoder.scale(want.0, want.1).ok()? != want {
-        return None;
-    }
-    let pixels = decoder.decode().ok()?;
-    match decoder.info()?.pixel_format {
-        jpeg_decoder::PixelFormat::RGB24 => RgbImage::from_raw(sw, sh, pixels),
-        jpeg_decoder::PixelFormat::L8 => {
-            let grey = image::GrayImage::from_raw(sw, sh, pixels)?;
-            Some(DynamicImage::ImageLuma8(grey).into_rgb8())
-        }
-        // CMYK and 16-bit grey: left to the full-scale decoder.
-        _ => None,
-    }
-}
-
-fn upright(img: RgbImage, orientation: Orientation) -> RgbImage {
-    if orientation == Orientation::NoTransforms {
-        return img;
-    }
-    let mut img = DynamicImage::ImageRgb8(img);
-    img.apply_orientation(orientation);
-    img.into_rgb8()
-}
-
-/// Whether turning the image upright swaps its width and height.
-fn turns(orientation: Orientation) -> bool {
-    use Orientation::*;
-    matches!(
-        orientation,
-        Rotate90 | Rotate270 | Rotate90FlipH | Rotate270FlipH
-    )
-}
-
 /// A pixel rectangle of the upright image, as it lies in
 /// the stored pixels (`ws` x `hs`) that `orientation` turns upright.
 fn to_stored((x0, y0, x1, y1): Rect, orientation: Orientation, (ws, hs): (u32, u32)) -> Rect {
@@ -203,41 +49,6 @@ fn to_stored((x0, y0, x1, y1): Rect, orientation: Orientation, (ws, hs): (u32, u
         Rotate90FlipH => (y0, x0, y1, x1),
         Rotate270FlipH => (ws - y1, hs - x1, ws - y0, hs - x0),
     }
-}
-
-/// Whether the last scan of a JPEG is followed by its end-of-image marker.
-fn jpeg_is_complete(bytes: &[u8]) -> bool {
-    let last_scan = bytes.windows(2).rposition(|w| w == [0xFF, 0xDA]);
-    let end = bytes.windows(2).rposition(|w| w == [0xFF, 0xD9]);
-    matches!((last_scan, end), (Some(s), Some(e)) if e > s)
-}
-
-fn describe(e: image::ImageError) -> String {
-    match e {
-        image::ImageError::Limits(l) => format!(
-            "the image is larger than the configured limits (images.max_width, max_height, max_pixels): {l}"
-        ),
-        image::ImageError::Decoding(d) => format!("the image data is damaged or truncated: {d}"),
-        image::ImageError::Unsupported(u) => format!("unsupported image: {u}"),
-        other => other.to_string(),
-    }
-}
-
-/// RGB on white: transparency has no meaning in a published photograph.
-fn flatten(img: DynamicImage) -> RgbImage {
-    if !img.color().has_alpha() {
-        return img.into_rgb8();
-    }
-    let rgba = img.into_rgba8();
-    let (w, h) = rgba.dimensions();
-    let mut out = RgbImage::new(w, h);
-    for (o, p) in out.pixels_mut().zip(rgba.pixels()) {
-        let a = u16::from(p[3]);
-        for c in 0..3 {
-            o[c] = ((u16::from(p[c]) * a + 255 * (255 - a)) / 255) as u8;
-        }
-    }
-    out
 }
 
 /// A pixel rectangle `(x0, y0, x1, y1)`, ends excluded.
@@ -438,6 +249,7 @@ pub(crate) fn derive(
 
 #[cfg(test)]
 mod tests {
+    use super::super::decode::{decode, reduced_scale};
     use super::*;
 
     fn config() -> ImageConfig {

@@ -512,7 +512,7 @@ fn check_photos(
                         .hint("check the file name's spelling and the --photos folder"));
                 }
             };
-            if let Err(m) = crate::images::pipeline::check_readable(&bytes, &config.images) {
+            if let Err(m) = crate::images::decode::check_readable(&bytes, &config.images) {
                 return Some(at(format!("`{}`: {m}", photo.file)));
             }
             let target = config.root.join(case_file.parent().unwrap_or(Path::new(""))).join(&photo.file);

@@ -1,0 +1,366 @@
+//! Decoding a source photograph within limits, and knowing beforehand what it will hold.
+//!
+//! Limits count decoded bytes (width × height × channels × bytes per sample), not only
+//! pixels: a 16-bit RGBA pixel holds eight bytes, an 8-bit RGB one three.
+//! [`memory_needed`] reads only a file's header, so a build can reserve the memory from
+//! its budget (`budget.rs`) before reading the file. A source whose data ends before its
+//! picture does is an error, never published padded with a flat colour: JPEGs are
+//! decoded strictly for that.
+
+use std::io::{BufReader, Cursor};
+use std::path::Path;
+
+use image::metadata::Orientation;
+use image::{ColorType, DynamicImage, ImageDecoder, ImageReader, RgbImage};
+
+use crate::config::ImageConfig;
+
+/// Decodes `bytes` at full scale within the configured limits and returns the upright image.
+#[cfg(test)]
+pub(crate) fn decode(bytes: &[u8], limits: &ImageConfig) -> Result<RgbImage, String> {
+    let stored = decode_stored(bytes, limits, None)?;
+    Ok(upright(stored.pixels, stored.orientation))
+}
+
+/// Whether `bytes` is an image a build can derive from, within the configured limits: what
+/// `casebook import` checks before copying a photograph into a case folder.
+pub(crate) fn check_readable(bytes: &[u8], limits: &ImageConfig) -> Result<(), String> {
+    decode_stored(bytes, limits, None).map(|_| ())
+}
+
+/// A decoded source, in the frame its file stores it in.
+pub(super) struct Stored {
+    /// At full scale, or reduced in the decoder (see `reduced_scale`).
+    pub(super) pixels: RgbImage,
+    /// How to turn it upright.
+    pub(super) orientation: Orientation,
+    /// The source's own width and height, as stored.
+    pub(super) full: (u32, u32),
+}
+
+/// What deriving from a source of `file_len` bytes, `w`x`h` pixels of `color`, holds at
+/// its peak: the file (twice: `image`'s JPEG decoder copies it), the decoded pixels, an
+/// 8-bit RGB copy unless they already are that, and the largest size with the buffers its
+/// resize and encoding use.
+fn peak(file_len: u64, (w, h): (u32, u32), color: ColorType, config: &ImageConfig) -> u64 {
+    let pixels = u64::from(w) * u64::from(h);
+    let decoded = pixels * u64::from(color.bytes_per_pixel());
+    let rgb8 = if color == ColorType::Rgb8 {
+        0
+    } else {
+        pixels * 3
+    };
+    let widest = u64::from(config.largest_width().min(w.max(h)));
+    let largest = widest * widest * 3;
+    2 * file_len + decoded + rgb8 + 2 * largest + (4 << 20)
+}
+
+/// What deriving from the photograph at `path` will hold at its peak, from its header
+/// alone; an error if it is not an image casebook can read, or is over the limits.
+pub(crate) fn memory_needed(path: &Path, limits: &ImageConfig) -> Result<u64, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let file_len = file
+        .metadata()
+        .map_err(|e| format!("cannot read it: {e}"))?
+        .len();
+    if file_len == 0 {
+        return Err("the file is empty".into());
+    }
+    if file_len > limits.max_memory {
+        return Err(too_large(file_len, limits));
+    }
+    let reader = ImageReader::new(BufReader::new(file))
+        .with_guessed_format()
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    let (size, color) = match reader.format() {
+        None => return Err(NOT_AN_IMAGE.into()),
+        // `image`'s JPEG decoder reads the whole file first; jpeg-decoder reads the header.
+        Some(image::ImageFormat::Jpeg) => {
+            let mut decoder = jpeg_decoder::Decoder::new(reader.into_inner());
+            decoder.read_info().map_err(|e| format!("{DAMAGED}: {e}"))?;
+            let info = decoder.info().ok_or(DAMAGED)?;
+            let color = match info.pixel_format {
+                jpeg_decoder::PixelFormat::L8 => ColorType::L8,
+                jpeg_decoder::PixelFormat::L16 => ColorType::L16,
+                jpeg_decoder::PixelFormat::RGB24 => ColorType::Rgb8,
+                // Four channels, converted to RGB.
+                jpeg_decoder::PixelFormat::CMYK32 => ColorType::Rgba8,
+            };
+            ((u32::from(info.width), u32::from(info.height)), color)
+        }
+        Some(_) => {
+            let decoder = reader.into_decoder().map_err(describe)?;
+            (decoder.dimensions(), decoder.color_type())
+        }
+    };
+    within_limits(size, color, limits)?;
+    let need = peak(file_len, size, color, limits);
+    if need > limits.max_memory {
+        return Err(too_large(need, limits));
+    }
+    Ok(need)
+}
+
+const NOT_AN_IMAGE: &str = "not an image casebook can read (JPEG, PNG, TIFF, WebP, GIF or BMP)";
+const DAMAGED: &str = "the image data is damaged or truncated";
+
+fn too_large(bytes: u64, limits: &ImageConfig) -> String {
+    format!(
+        "deriving from it needs {} MiB of memory, more than images.max_memory_mb = {}",
+        bytes.div_ceil(1 << 20),
+        limits.max_memory >> 20
+    )
+}
+
+/// Refuses an image over the configured size or pixel count, or whose decoded pixels
+/// alone would take more memory than allowed.
+fn within_limits((w, h): (u32, u32), color: ColorType, limits: &ImageConfig) -> Result<(), String> {
+    if w > limits.max_width || h > limits.max_height {
+        return Err(format!(
+            "the image is {w}x{h} pixels, larger than the configured limits (images.max_width, max_height: {}x{})",
+            limits.max_width, limits.max_height
+        ));
+    }
+    let pixels = u64::from(w) * u64::from(h);
+    if pixels > limits.max_pixels {
+        return Err(format!(
+            "the image is {w}x{h} pixels, more than the limit of {} pixels (images.max_pixels)",
+            limits.max_pixels
+        ));
+    }
+    let decoded = pixels * u64::from(color.bytes_per_pixel());
+    if decoded > limits.max_memory {
+        return Err(format!(
+            "the image is {w}x{h} pixels of {} bytes each ({color:?}): decoded, it takes {} MiB, more than images.max_memory_mb = {}",
+            color.bytes_per_pixel(),
+            decoded.div_ceil(1 << 20),
+            limits.max_memory >> 20
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes the image as stored. With `widest`, the largest width (upright) that will be
+/// made from it, a JPEG wide enough is decoded at the smallest of 1/2, 1/4 or 1/8 of its size
+/// still at least twice that wide: the decoder then skips most of the inverse DCT, colour
+/// conversion and upsampling, and the resize reads a quarter of the pixels or fewer.
+pub(super) fn decode_stored(
+    bytes: &[u8],
+    limits: &ImageConfig,
+    widest: Option<u32>,
+) -> Result<Stored, String> {
+    if bytes.is_empty() {
+        return Err("the file is empty".into());
+    }
+    let reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?;
+    if reader.format().is_none() {
+        return Err(NOT_AN_IMAGE.into());
+    }
+    let is_jpeg = reader.format() == Some(image::ImageFormat::Jpeg);
+    if is_jpeg && !jpeg_is_complete(bytes) {
+        // Decoders fill a cut-off JPEG with grey; a truncated source is an error to fix.
+        return Err(format!("{DAMAGED}: the JPEG ends before its end marker"));
+    }
+    let mut reader = reader;
+    let mut l = image::Limits::default();
+    l.max_image_width = Some(limits.max_width);
+    l.max_image_height = Some(limits.max_height);
+    l.max_alloc = Some(limits.max_memory);
+    reader.limits(l);
+    let mut decoder = reader.into_decoder().map_err(describe)?;
+    let full = decoder.dimensions();
+    within_limits(full, decoder.color_type(), limits)?;
+    // A missing or malformed orientation tag means "as stored".
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let reduced = widest
+        .filter(|_| is_jpeg)
+        .map(|widest| reduced_scale(full, turns(orientation), widest))
+        .filter(|&eighths| eighths < 8)
+        .and_then(|eighths| decode_jpeg_reduced(bytes, full, eighths, limits));
+    let pixels = match reduced {
+        Some(pixels) => pixels,
+        None if is_jpeg => match decode_jpeg_strictly(bytes, full)? {
+            Some(pixels) => pixels,
+            None => flatten(DynamicImage::from_decoder(decoder).map_err(describe)?),
+        },
+        None => flatten(DynamicImage::from_decoder(decoder).map_err(describe)?),
+    };
+    Ok(Stored {
+        pixels,
+        orientation,
+        full,
+    })
+}
+
+/// Decodes a JPEG with zune-jpeg (the decoder `image` uses) in strict mode, where `image`
+/// asks for the lenient one: a scan whose data runs out is then an error instead of rows
+/// padded with grey. Decoders take an end-of-image marker met in the middle of a scan as
+/// its end, so a file cut short and closed again by hand would still pass: a sequential
+/// JPEG is given to the decoder without its final marker, and must reach its last row
+/// before its data runs out. `None` when the file breaks only rules that do not touch its
+/// pixels (stray bytes between headers, an odd component count): the lenient decoder
+/// then reads it, as before.
+fn decode_jpeg_strictly(bytes: &[u8], (w, h): (u32, u32)) -> Result<Option<RgbImage>, String> {
+    // A progressive JPEG's scans end at markers, which the decoder must then find.
+    let bytes = match bytes.windows(2).rposition(|m| m == [0xFF, 0xD9]) {
+        Some(end) if !is_progressive(bytes) => &bytes[..end],
+        _ => bytes,
+    };
+    use zune_core::bytestream::ZCursor;
+    use zune_core::colorspace::ColorSpace;
+    use zune_core::options::DecoderOptions;
+    let options = DecoderOptions::default()
+        .set_strict_mode(true)
+        .set_max_width(w as usize)
+        .set_max_height(h as usize)
+        .jpeg_set_out_colorspace(ColorSpace::RGB);
+    let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options);
+    match decoder.decode() {
+        Ok(pixels) => {
+            let out = decoder.output_colorspace();
+            match (out, RgbImage::from_raw(w, h, pixels)) {
+                (Some(ColorSpace::RGB), Some(img)) => Ok(Some(img)),
+                _ => Ok(None),
+            }
+        }
+        Err(e) => {
+            let message = e.to_string();
+            let harmless = ["Extra bytes between headers", "number of components"];
+            if harmless.iter().any(|h| message.contains(h)) {
+                Ok(None)
+            } else {
+                Err(format!("{DAMAGED}: {message}"))
+            }
+        }
+    }
+}
+
+/// The scale, in eighths (8, 4, 2 or 1), at which a JPEG stored `w`x`h` decodes smallest
+/// while still at least twice `widest` pixels wide upright. The factor of two left for the
+/// resize is what libvips and Pillow leave too: a reduced-scale decode is sharper and
+/// blockier than a filter's, and resized by less than two it shows (measured at 4000 px
+/// decoded at 2000 for 1200: a mean difference of 2.8 levels from the full-scale path,
+/// against 0.4 with the factor of two; `benches/decode.sh`).
+pub(super) fn reduced_scale((w, h): (u32, u32), turned: bool, widest: u32) -> u32 {
+    let upright_width = if turned { h } else { w };
+    let mut eighths = 8;
+    while eighths > 1
+        && widest > 0
+        && (upright_width * (eighths / 2)).div_ceil(8) >= widest.saturating_mul(2)
+    {
+        eighths /= 2;
+    }
+    eighths
+}
+
+/// Decodes a JPEG stored `w`x`h` at `eighths`/8 of its size (each side rounded up), with
+/// `jpeg-decoder`, which can scale in its inverse DCT (`image`'s decoder cannot). `None` when
+/// that decoder cannot give RGB at that size, or fails: the caller then decodes at full
+/// scale, and reports that decoder's errors as always.
+fn decode_jpeg_reduced(
+    bytes: &[u8],
+    (w, h): (u32, u32),
+    eighths: u32,
+    limits: &ImageConfig,
+) -> Option<RgbImage> {
+    let (sw, sh) = ((w * eighths).div_ceil(8), (h * eighths).div_ceil(8));
+    let mut decoder = jpeg_decoder::Decoder::new(bytes);
+    decoder.set_max_decoding_buffer_size(usize::try_from(limits.max_memory).unwrap_or(usize::MAX));
+    let want = (u16::try_from(sw).ok()?, u16::try_from(sh).ok()?);
+    // It picks the smallest scale that reaches either side asked for: check it is this one.
+    if decoder.scale(want.0, want.1).ok()? != want {
+        return None;
+    }
+    let pixels = decoder.decode().ok()?;
+    match decoder.info()?.pixel_format {
+        jpeg_decoder::PixelFormat::RGB24 => RgbImage::from_raw(sw, sh, pixels),
+        jpeg_decoder::PixelFormat::L8 => {
+            let grey = image::GrayImage::from_raw(sw, sh, pixels)?;
+            Some(DynamicImage::ImageLuma8(grey).into_rgb8())
+        }
+        // CMYK and 16-bit grey: left to the full-scale decoder.
+        _ => None,
+    }
+}
+
+pub(super) fn upright(img: RgbImage, orientation: Orientation) -> RgbImage {
+    if orientation == Orientation::NoTransforms {
+        return img;
+    }
+    let mut img = DynamicImage::ImageRgb8(img);
+    img.apply_orientation(orientation);
+    img.into_rgb8()
+}
+
+/// Whether turning the image upright swaps its width and height.
+pub(super) fn turns(orientation: Orientation) -> bool {
+    use Orientation::*;
+    matches!(
+        orientation,
+        Rotate90 | Rotate270 | Rotate90FlipH | Rotate270FlipH
+    )
+}
+
+/// Whether a JPEG's frame is progressive (SOF2, SOF6, SOF10, SOF14), read from its marker
+/// segments up to the first scan.
+fn is_progressive(bytes: &[u8]) -> bool {
+    let mut at = 2;
+    while at + 4 <= bytes.len() && bytes[at] == 0xFF {
+        let marker = bytes[at + 1];
+        if marker == 0xFF {
+            at += 1;
+            continue;
+        }
+        if matches!(marker, 0xC2 | 0xC6 | 0xCA | 0xCE) {
+            return true;
+        }
+        if marker == 0xDA || marker == 0xD9 {
+            return false;
+        }
+        let len = usize::from(u16::from_be_bytes([bytes[at + 2], bytes[at + 3]]));
+        at += 2 + len;
+    }
+    false
+}
+
+/// Whether the last scan of a JPEG is followed by its end-of-image marker.
+fn jpeg_is_complete(bytes: &[u8]) -> bool {
+    let last_scan = bytes.windows(2).rposition(|w| w == [0xFF, 0xDA]);
+    let end = bytes.windows(2).rposition(|w| w == [0xFF, 0xD9]);
+    matches!((last_scan, end), (Some(s), Some(e)) if e > s)
+}
+
+fn describe(e: image::ImageError) -> String {
+    match e {
+        image::ImageError::Limits(l) => format!(
+            "the image is larger than the configured limits (images.max_width, max_height, max_pixels, max_memory_mb): {l}"
+        ),
+        image::ImageError::Decoding(d) => format!("{DAMAGED}: {d}"),
+        image::ImageError::Unsupported(u) => format!("unsupported image: {u}"),
+        image::ImageError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("{DAMAGED}: the data ends before the picture does")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// RGB on white: transparency has no meaning in a published photograph. Pixels with an
+/// alpha channel are composited one by one, so no 8-bit RGBA copy is ever held beside
+/// the decoded pixels and the result.
+fn flatten(img: DynamicImage) -> RgbImage {
+    use image::GenericImageView as _;
+    if !img.color().has_alpha() {
+        return img.into_rgb8();
+    }
+    let (w, h) = img.dimensions();
+    let mut out = RgbImage::new(w, h);
+    for ((_, _, p), o) in img.pixels().zip(out.pixels_mut()) {
+        let a = u16::from(p[3]);
+        for c in 0..3 {
+            o[c] = ((u16::from(p[c]) * a + 255 * (255 - a)) / 255) as u8;
+        }
+    }
+    out
+}
