@@ -291,8 +291,12 @@ fn rewrite_one(value: &str, page_dir: &[&str], mode: LinkMode) -> String {
     if mode == LinkMode::Portable && file.is_empty() {
         rel.push_str("index.html");
     }
-    if rel.is_empty() {
-        rel.push_str("./");
+    // `a:b` would read as a URL scheme (`javascript:`, `mailto:`), not as a path, and URL
+    // parsers strip leading spaces and control characters.
+    let first = rel.split('/').next().unwrap_or_default();
+    let stripped = rel.starts_with(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
+    if rel.is_empty() || first.contains(':') || stripped {
+        rel.insert_str(0, "./");
     }
     format!("{rel}{suffix}")
 }
@@ -374,6 +378,69 @@ pub(crate) fn minify_js(code: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A path segment as sites write them, with the odd character that URLs treat
+        /// specially (`:`, `.`, `%`, spaces).
+        fn segment() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[a-z0-9_-]{1,6}",
+                Just("..".to_string()),
+                Just(".".to_string()),
+                "[a-z]{1,4}:[a-z]{0,3}",
+                "[a-z%. ]{1,5}",
+            ]
+        }
+
+        fn page_path() -> impl Strategy<Value = String> {
+            proptest::collection::vec("[a-z0-9-]{1,5}", 0..4)
+                .prop_map(|s| s.iter().map(|x| format!("/{x}")).collect::<String>() + "/")
+        }
+
+        fn link() -> impl Strategy<Value = String> {
+            (
+                proptest::collection::vec(segment(), 0..4),
+                any::<bool>(),
+                prop_oneof![Just(""), Just("#top"), Just("?q=1")],
+            )
+                .prop_map(|(segs, dir, suffix)| {
+                    let mut path = format!("/{}", segs.join("/"));
+                    if dir && !path.ends_with('/') {
+                        path.push('/');
+                    }
+                    format!("{path}{suffix}")
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            /// A root-relative link, made relative to its page, still leads where it did.
+            #[test]
+            fn relative_links_lead_where_root_relative_ones_did(page in page_path(), to in link()) {
+                let html = format!("<p><a href=\"{}\">x</a></p>", escape(&to));
+                let out = rewrite_links(&html, &page, LinkMode::Relative);
+                let href = page_links(&out).links.into_iter().next().expect("one link");
+                let base = url::Url::parse("https://example.org").unwrap();
+                let want = base.join(&to).unwrap();
+                let got = base.join(&page).unwrap().join(&href).unwrap();
+                prop_assert_eq!(got.as_str(), want.as_str(), "{} on {} became {}", to, page, href);
+            }
+
+            /// Any text goes through the rewriter without a panic; text with no
+            /// root-relative link in it comes out as it went in.
+            #[test]
+            fn any_text_survives_rewriting(html in "\\PC{0,80}", page in page_path()) {
+                let out = rewrite_links(&html, &page, LinkMode::Portable);
+                if !html.contains('/') {
+                    prop_assert_eq!(out, html);
+                }
+            }
+        }
+    }
 
     #[test]
     fn scripts_are_minified_with_names_mangled_and_broken_ones_kept() {

@@ -204,3 +204,49 @@ fn a_page_at_the_search_pages_address_is_refused() {
         "serve finds it too: {err}"
     );
 }
+
+#[test]
+fn a_nul_byte_in_a_content_file_is_located() {
+    let site = SiteTest::fixture("minimal").edit(CASE, "number = 102", "number = 102\n");
+    let text = std::fs::read_to_string(site.root().join(CASE)).unwrap();
+    let broken = text.replacen("\n\n", "\n\0\n", 1);
+    let site = site.write(CASE, &broken);
+    let line = broken[..broken.find('\0').unwrap()].lines().count() + 1;
+    site.build()
+        .failure(1)
+        .stderr_has(&format!("{CASE}:{line}:1: the file holds a NUL character"));
+    let body = SiteTest::fixture("minimal").write(
+        "content/about.md",
+        "+++\ntitle = \"About\"\n+++\nText\0here.\n",
+    );
+    body.build()
+        .failure(1)
+        .stderr_has("content/about.md:4:5: the file holds a NUL character");
+    assert!(!body.public().exists());
+}
+
+#[test]
+fn an_error_in_a_translated_case_is_reported_once_and_truly() {
+    // The default-language file is broken; its translation is not an orphan.
+    let site = SiteTest::fixture("i18n").edit(
+        "content/cases/c-1/index.md",
+        "branch = \"215\"",
+        "branch = 215",
+    );
+    let run = site.build();
+    run.failure(1).stderr_has("content/cases/c-1/index.md");
+    assert!(
+        !run.stderr
+            .contains("no default-language case file beside it"),
+        "{}",
+        run.stderr
+    );
+    // A translation that really has no default-language file still says so.
+    let site = SiteTest::fixture("i18n").write(
+        "content/cases/c-9/index.ar.md",
+        "+++\ntitle = \"حالة\"\n+++\nنص.\n",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("content/cases/c-9/index.ar.md: this translation has no default-language case file beside it");
+}

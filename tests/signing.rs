@@ -618,3 +618,62 @@ fn init_keeps_secret_keys_out_of_the_repository_and_timestamps_are_asked_for() {
     .success();
     verify(&public(&site), &line, &[]).success();
 }
+
+#[test]
+fn a_folder_check_refuses_swapped_or_missing_proofs() {
+    let (_keys, key, line) = keys(None);
+    let site = signed_site(&line);
+    sign(&site, &key, &[]).success();
+    verify(&public(&site), &line, &[]).success();
+    // Two cases' proofs exchanged: each still leads to the signed root, but a visitor who
+    // fetches `c-001.json` would check c-002's files instead.
+    let proofs = site.public().join("verify/proofs");
+    let (one, two) = (proofs.join("c-001.json"), proofs.join("c-002.json"));
+    let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    std::fs::write(&one, &b).unwrap();
+    std::fs::write(&two, &a).unwrap();
+    verify(&public(&site), &line, &[])
+        .failure(1)
+        .stderr_has("c-001.json: this file is the proof of case `c-002`, not of case `c-001`")
+        .stderr_has("c-002.json: this file is the proof of case `c-001`");
+    // Without the key, the folder check holds the proofs to the manifest's root all the same.
+    casebook(&["verify", &public(&site)], &[])
+        .failure(1)
+        .stderr_has("not of case `c-001`");
+    std::fs::write(&one, &a).unwrap();
+    std::fs::write(&two, &b).unwrap();
+    // A proof that is gone leaves its case without a check of its own.
+    std::fs::remove_file(&two).unwrap();
+    verify(&public(&site), &line, &[])
+        .failure(1)
+        .stderr_has("missing: the Merkle proof of case `c-002`");
+}
+
+#[test]
+fn the_bundled_verify_page_says_whether_its_copy_is_signed() {
+    let (_keys, key, line) = keys(None);
+    let site = crate::support::bundled();
+    site.build().success();
+    let unsigned = site.file("verify/index.html");
+    assert!(
+        unsigned.contains("This archive is not signed"),
+        "the unsigned copy says so"
+    );
+    let config = std::fs::read_to_string(site.root().join("casebook.toml")).unwrap();
+    let site = site.write(
+        "casebook.toml",
+        &format!("{config}\n[signing]\npublic_key = \"{line}\"\n"),
+    );
+    sign(&site, &key, &[]).success();
+    for page in ["verify/index.html", "ar/verify/index.html"] {
+        let html = site.file(page);
+        assert!(html.contains(&line), "{page} shows the key that signed it");
+        for unsigned_claim in ["not signed", "without a signature", "دون توقيع", "غير موقّع"]
+        {
+            assert!(
+                !html.contains(unsigned_claim),
+                "{page} still says the signed archive is unsigned ({unsigned_claim})"
+            );
+        }
+    }
+}

@@ -126,6 +126,54 @@ fn is_compound(chunk: &str) -> bool {
 mod tests {
     use super::*;
 
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Latin and Arabic letters, their marks and digits, separators and anything else.
+        fn text() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                "[a-zA-Z0-9/ ,;.-]{1,8}",
+                "[\u{0621}-\u{064A}\u{064B}-\u{0652}\u{0660}-\u{0669}\u{0640} ]{1,8}",
+                Just("ال".to_string()),
+                "[À-ÿ\u{0300}-\u{036F}]{1,4}",
+                "\\PC{1,4}",
+                ".{1,4}",
+            ];
+            proptest::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            /// Normalizing twice changes nothing more.
+            #[test]
+            fn normalizing_is_idempotent(t in text()) {
+                let once = normalize(&t);
+                prop_assert_eq!(normalize(&once), once);
+            }
+
+            /// Whatever a text is, searching for it finds it: each term of the query is
+            /// among the terms the index holds for the same text.
+            #[test]
+            fn a_text_searched_for_finds_itself(t in text()) {
+                let indexed = terms(&t);
+                for q in query_terms(&t) {
+                    prop_assert!(indexed.contains(&q), "{q:?} not in {indexed:?}");
+                }
+            }
+
+            /// Terms are normalized and never empty.
+            #[test]
+            fn terms_are_normalized_words(t in text()) {
+                for term in terms(&t) {
+                    prop_assert!(!term.is_empty());
+                    prop_assert_eq!(normalize(&term), term.clone());
+                }
+            }
+        }
+    }
+
     #[test]
     fn mixed_ascii_runs_match_the_whole_text_rule() {
         for text in [

@@ -333,7 +333,7 @@ fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagn
             problems.push(Diagnostic::new(entry.path(), "not listed in the manifest"));
         }
     }
-    if proofs.is_empty() {
+    if proofs.is_empty() && manifest.cases.is_empty() {
         return problems;
     }
     let chunks_at = dir.join(CHUNKS_FILE);
@@ -351,16 +351,45 @@ fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagn
         };
         let problem = match serde_json::from_slice::<Proof>(&bytes) {
             Err(e) => format!("not a Merkle proof: {e}"),
-            Ok(proof) => match proof_problem(&proof, &chunks) {
-                None => match listed_differently(&proof, manifest) {
-                    None => return None,
-                    Some(m) => m,
-                },
-                Some(m) => m,
-            },
+            Ok(proof) => {
+                // A visitor fetches `<id>.json` for case `<id>`: a proof of another case
+                // there (two proofs swapped) would vouch for the wrong files.
+                let named = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+                if named.as_deref() != Some(proof.case.as_str()) {
+                    format!(
+                        "this file is the proof of case `{}`, not of case `{}`",
+                        proof.case,
+                        named.unwrap_or_default()
+                    )
+                } else {
+                    match proof_problem(&proof, &chunks)
+                        .or_else(|| listed_differently(&proof, manifest))
+                    {
+                        None => return None,
+                        Some(m) => m,
+                    }
+                }
+            }
         };
         Some(Diagnostic::new(path, problem))
     }));
+    // Every case the manifest lists has its proof, so any case can be checked alone.
+    let present: BTreeSet<String> = proofs
+        .iter()
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    problems.extend(
+        manifest
+            .cases
+            .iter()
+            .filter(|c| !present.contains(&c.case))
+            .map(|c| {
+                Diagnostic::new(
+                    dir.join(format!("{PROOFS_DIR}{}.json", c.case)),
+                    format!("missing: the Merkle proof of case `{}`", c.case),
+                )
+            }),
+    );
     problems
 }
 
