@@ -269,6 +269,40 @@ fn names_too_long_to_write_are_located_errors_before_anything_is_written() {
     assert!(!site.root().join(".public.casebook-pending").exists());
     // Fixed, the next build succeeds with no cleanup by hand.
     let site = site.remove("content/cases/c-long.md");
+    // A page's slug and a facet value name folders too.
+    let site = site.write(
+        "content/long.md",
+        &format!("+++\ntitle = \"Long\"\nslug = \"{long}\"\n+++\nText.\n"),
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("content/long.md:3:1: slug: the slug names the page's folder");
+    let site = site
+        .remove("content/long.md")
+        .edit(
+            "casebook.toml",
+            "label = \"Note\"\n",
+            "label = \"Note\"\nfacet = true\n",
+        )
+        .edit(
+            "content/cases/c-002/index.md",
+            "number = 102\n",
+            &format!("number = 102\nnote = \"{long}\"\n"),
+        );
+    site.run(&["check"]).failure(1).stderr_has(
+        "content/cases/c-002/index.md:5:1: note: this value names a folder of facet pages",
+    );
+    let site = site
+        .edit(
+            "casebook.toml",
+            "label = \"Note\"\nfacet = true\n",
+            "label = \"Note\"\n",
+        )
+        .edit(
+            "content/cases/c-002/index.md",
+            &format!("number = 102\nnote = \"{long}\"\n"),
+            "number = 102\n",
+        );
     site.build().success();
     assert_same_as_fresh(&site, SiteTest::fixture("minimal"));
 }
@@ -390,4 +424,26 @@ fn a_leftover_pending_folder_from_an_older_casebook_is_cleared_with_one_line() {
     run.success().stderr_has("note: ");
     assert!(entries(&site.public()) == old);
     assert!(!pending.exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_second_build_of_the_same_folder_at_once_is_refused() {
+    use std::os::fd::AsRawFd;
+    let site = old_site();
+    let old = entries(&site.public());
+    let site = change(site);
+    // Another build holds the folder.
+    let lock = std::fs::File::open(site.root().join(".public.casebook-lock")).unwrap();
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("another casebook build is writing this folder");
+    assert!(entries(&site.public()) == old);
+    drop(lock);
+    site.build().success();
+    assert!(entries(&site.public()) == new_tree());
 }

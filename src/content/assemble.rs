@@ -30,6 +30,7 @@ pub(super) fn assemble(
         let mut meta = p.meta;
         meta.key = p.key.clone();
         meta.path = with_lang(config, &p.lang, &section_url(&p.dir));
+        name_fits(&meta.path, &meta.source, diags);
         section_index.insert((p.dir.clone(), p.lang.clone()), corpus.sections.len());
         corpus.sections.push(Section {
             meta,
@@ -93,6 +94,10 @@ pub(super) fn assemble(
         let mut meta = p.meta;
         meta.key = p.key.clone();
         meta.path = format!("{}{slug}/", corpus.sections[section].meta.path);
+        if p.case.is_none() {
+            // A case's folder is its id, checked with the id; a page's is its slug.
+            name_fits(&format!("/{slug}/"), &meta.source, diags);
+        }
         if p.kind == FileKind::BundleIndex && p.lang == config.default_language && !is_case {
             // Bundle attachments are published once, beside the default-language page. Case
             // folders hold source photographs: nothing in them is ever copied as it is.
@@ -179,6 +184,24 @@ pub(crate) fn looks_like_image(head: &[u8]) -> bool {
         || head.get(4..12) == Some(&b"JXL \r\n\x87\n"[..])
         || head.starts_with(b"<svg")
         || head.starts_with(b"<?xml")
+}
+
+/// Reports a folder of `url_path` that no file system would accept as a name: a slug made
+/// from a long Arabic file name, for one, can be longer than the name itself.
+fn name_fits(url_path: &str, source: &Path, diags: &mut Diagnostics) {
+    if let Some(problem) = url_path
+        .split('/')
+        .find_map(|part| crate::output::name_too_long(part, 0))
+    {
+        diags.push(
+            Diagnostic::new(
+                source,
+                format!("the page's address cannot be a folder name: {problem}"),
+            )
+            .at(1, 1)
+            .hint("give the page a shorter `slug`, or its file or folder a shorter name"),
+        );
+    }
 }
 
 /// Attachments are copied as they are, so anything that is or may be a photograph is not:

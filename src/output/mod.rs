@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Diagnostic, Error, Result};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
 pub(crate) use stage::Stage;
-pub(crate) use write::{recover, write};
+pub(crate) use write::{Lock, recover, write};
 
 /// The longest name of one file or folder that common file systems accept (ext4, XFS,
 /// Btrfs, APFS: 255 bytes; NTFS and exFAT: 255 UTF-16 units, never fewer than bytes).

@@ -51,6 +51,8 @@ pub(super) struct Beside {
     pub(super) pending: PathBuf,
     /// A finished update's pending folder, while it is removed.
     trash: PathBuf,
+    /// Locked by the build that may write the folder.
+    lock: PathBuf,
     /// Left by casebook 0.1's swap, which kept the previous site in `staging`.
     swap: PathBuf,
 }
@@ -69,6 +71,7 @@ impl Beside {
             staging: named("staging"),
             pending: named("pending"),
             trash: named("trash"),
+            lock: named("lock"),
             swap: named("swap"),
         }
     }
@@ -84,6 +87,42 @@ impl Beside {
         } else {
             &self.pending
         });
+    }
+}
+
+/// Held by the one build that may write an output folder: a second build of the same
+/// folder at the same time is refused, instead of mixing its update with the first one's.
+/// The operating system lets go of it when the process ends, however it ends.
+#[derive(Debug)]
+pub(crate) struct Lock {
+    _file: std::fs::File,
+}
+
+impl Lock {
+    pub(crate) fn take(out: &Path) -> Result<Lock> {
+        let path = Beside::of(out).lock;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flock(2) on a descriptor that `file` owns for as long as it is used.
+            let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if taken != 0 {
+                return Err(Error::one(
+                    Diagnostic::new(out, "another casebook build is writing this folder")
+                        .hint("wait for it to finish, then build again"),
+                ));
+            }
+        }
+        Ok(Lock { _file: file })
     }
 }
 

@@ -102,6 +102,8 @@ pub(crate) struct Publishing {
     pub(crate) fingerprints: output::PathMap<output::Fingerprint>,
     /// A new output folder's pages, written while the build goes on.
     pub(crate) stage: Option<output::Stage>,
+    /// Held from before the folder is looked at until the build ends.
+    pub(crate) lock: Option<output::Lock>,
 }
 
 /// One successful build, held by `Arc`s so that a rebuild reuses what did not change and a
@@ -298,12 +300,13 @@ impl Session {
         }
         // The output folder is scanned on another thread while the content loads: the one
         // waits on the disk, the other mostly on the CPU.
-        let scan = match (&self.publishing, old) {
+        let scan = match (&mut self.publishing, old) {
             (Some(p), None) => {
                 // A build stopped after its commit is completed first, even if this one
                 // fails: the output is then whole again.
                 let cache = config.root.join(&config.images.cache_dir);
                 output::check_output_dir(&config.root, &p.out, &cache)?;
+                p.lock = Some(output::Lock::take(&p.out)?);
                 let record = cache_file(&config, output::RECORD_FILE);
                 for done in output::recover(&p.out, &record)? {
                     Notices::tell(self.options.notices.as_ref(), Notice::Note(done));
