@@ -14,6 +14,10 @@ use crate::error::{Diagnostic, line_col};
 
 pub(crate) const SUMMARY_MARKER: &str = "<!-- more -->";
 
+/// Between two footnote references in a row: empty, so the theme picks the mark (a comma,
+/// or the Arabic comma in Arabic text).
+const FOOTNOTE_SEPARATOR: &str = r#"<sup class="footnote-separator" aria-hidden="true"></sup>"#;
+
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Rendered {
     pub(crate) html: String,
@@ -142,6 +146,13 @@ pub(crate) fn render(
             }
             Event::Code(ref t) => {
                 plain.push_str(t);
+                events.push(event);
+            }
+            // Notes cited together read as 1,2 rather than 12; the theme draws the mark.
+            Event::FootnoteReference(_)
+                if matches!(events.last(), Some(Event::FootnoteReference(_))) =>
+            {
+                events.push(Event::InlineHtml(CowStr::Borrowed(FOOTNOTE_SEPARATOR)));
                 events.push(event);
             }
             Event::End(ref end)
@@ -306,6 +317,24 @@ mod tests {
         assert!(r.html.contains("<table>"));
         assert!(r.html.contains("<del>x</del>"));
         assert!(r.html.contains("footnote"));
+    }
+
+    #[test]
+    fn notes_cited_together_are_separated_and_single_notes_are_not() {
+        let (r, _) = md("One.[^a][^b] Two.[^a]\n\n[^a]: A.\n\n[^b]: B.\n");
+        assert_eq!(
+            r.html.matches("footnote-separator").count(),
+            1,
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html.contains(&format!(
+                "</a></sup>{FOOTNOTE_SEPARATOR}<sup class=\"footnote-reference\">"
+            )),
+            "{}",
+            r.html
+        );
     }
 
     #[test]

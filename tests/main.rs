@@ -11,6 +11,7 @@ mod charts;
 mod docs;
 mod errors;
 mod export;
+mod facts;
 mod failures;
 mod i18n;
 mod images;
