@@ -24,7 +24,7 @@ for class in deep-png wide-png tiff16 many; do
       "$bin" build --root "$work/$class" >"$work/out" 2>&1
     code=$?
     set -e
-    read -r secs kib <"$work/time"
+    read -r secs kib < <(tail -n 1 "$work/time")
     printf '%-10s %7s %5s %8s %10s\n' "$class" "$threads" "$code" "$secs" "$((kib / 1024))"
     [ "$code" = 0 ] || grep -m1 -o 'photograph.*' "$work/out" | cut -c1-160 || true
   done

@@ -850,7 +850,7 @@ fn truncated_sources_of_every_format_are_located_errors() {
 
 /// The header of a PNG of `w`x`h` 16-bit RGBA pixels, and no pixels: enough for casebook to
 /// know what decoding it would take.
-fn png_header_only(w: u32, h: u32) -> Vec<u8> {
+fn png_header_only(w: u32, h: u32, interlaced: bool) -> Vec<u8> {
     fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
         out.extend_from_slice(&(data.len() as u32).to_be_bytes());
         let start = out.len();
@@ -877,7 +877,7 @@ fn png_header_only(w: u32, h: u32) -> Vec<u8> {
     let mut ihdr = Vec::new();
     ihdr.extend_from_slice(&w.to_be_bytes());
     ihdr.extend_from_slice(&h.to_be_bytes());
-    ihdr.extend_from_slice(&[16, 6, 0, 0, 0]);
+    ihdr.extend_from_slice(&[16, 6, 0, 0, u8::from(interlaced)]);
     chunk(&mut out, b"IHDR", &ihdr);
     // The start of the pixel data: decoders read the header up to here.
     chunk(&mut out, b"IDAT", &[0x78, 0x9C, 0x63, 0x60, 0x00, 0x00]);
@@ -887,9 +887,13 @@ fn png_header_only(w: u32, h: u32) -> Vec<u8> {
 
 #[test]
 fn memory_limits_count_decoded_bytes_not_pixels() {
-    // 12 megapixels, well inside max_pixels, but 8 bytes each: 92 MiB decoded.
+    // 12 megapixels, well inside max_pixels, but 8 bytes each: 92 MiB decoded. Interlaced,
+    // a PNG is decoded whole, at its own depth.
     let site = SiteTest::fixture("minimal")
-        .write_bytes("content/cases/c-002/deep.png", &png_header_only(4000, 3000))
+        .write_bytes(
+            "content/cases/c-002/deep.png",
+            &png_header_only(4000, 3000, true),
+        )
         .photos(
             "content/cases/c-002/index.md",
             "[[photos]]\nfile = \"deep.png\"\nalt = \"x\"\n",
@@ -905,4 +909,13 @@ fn memory_limits_count_decoded_bytes_not_pixels() {
         .stderr_has("4000x3000 pixels of 8 bytes each")
         .stderr_has("images.max_memory_mb = 64");
     site.run(&["check"]).failure(1).stderr_has("max_memory_mb");
+    // Stored row after row, it is decoded a row at a time into 8-bit RGB (34 MiB): within
+    // the budget, so what stops it is its missing pixel data.
+    let site = site.write_bytes(
+        "content/cases/c-002/deep.png",
+        &png_header_only(4000, 3000, false),
+    );
+    let run = site.build();
+    run.failure(1).stderr_has("damaged or truncated");
+    assert!(!run.stderr.contains("max_memory_mb"), "{}", run.stderr);
 }

@@ -39,10 +39,16 @@ pub(super) struct Stored {
 }
 
 /// What deriving from a source of `file_len` bytes, `w`x`h` pixels of `color`, holds at
-/// its peak: the file (twice: `image`'s JPEG decoder copies it), the decoded pixels, an
+/// its peak: the file (twice for a JPEG: `image`'s decoder copies it), the decoded pixels, an
 /// 8-bit RGB copy unless they already are that, and the largest size with the buffers its
 /// resize and encoding use.
-fn peak(file_len: u64, (w, h): (u32, u32), color: ColorType, config: &ImageConfig) -> u64 {
+fn peak(
+    file_len: u64,
+    jpeg: bool,
+    (w, h): (u32, u32),
+    color: ColorType,
+    config: &ImageConfig,
+) -> u64 {
     let pixels = u64::from(w) * u64::from(h);
     let decoded = pixels * u64::from(color.bytes_per_pixel());
     let rgb8 = if color == ColorType::Rgb8 {
@@ -52,7 +58,8 @@ fn peak(file_len: u64, (w, h): (u32, u32), color: ColorType, config: &ImageConfi
     };
     let widest = u64::from(config.largest_width().min(w.max(h)));
     let largest = widest * widest * 3;
-    2 * file_len + decoded + rgb8 + 2 * largest + (4 << 20)
+    let file = if jpeg { 2 * file_len } else { file_len };
+    file + decoded + rgb8 + 2 * largest + (4 << 20)
 }
 
 /// What deriving from the photograph at `path` will hold at its peak, from its header
@@ -72,6 +79,7 @@ pub(crate) fn memory_needed(path: &Path, limits: &ImageConfig) -> Result<u64, St
     let reader = ImageReader::new(BufReader::new(file))
         .with_guessed_format()
         .map_err(|e| format!("cannot read it: {e}"))?;
+    let jpeg = reader.format() == Some(image::ImageFormat::Jpeg);
     let (size, color) = match reader.format() {
         None => return Err(NOT_AN_IMAGE.into()),
         // `image`'s JPEG decoder reads the whole file first; jpeg-decoder reads the header.
@@ -88,13 +96,20 @@ pub(crate) fn memory_needed(path: &Path, limits: &ImageConfig) -> Result<u64, St
             };
             ((u32::from(info.width), u32::from(info.height)), color)
         }
+        Some(image::ImageFormat::Png) => {
+            let mut decoder = png::Decoder::new(reader.into_inner());
+            let info = decoder
+                .read_header_info()
+                .map_err(|e| format!("{DAMAGED}: {e}"))?;
+            ((info.width, info.height), png_color(info))
+        }
         Some(_) => {
             let decoder = reader.into_decoder().map_err(describe)?;
             (decoder.dimensions(), decoder.color_type())
         }
     };
     within_limits(size, color, limits)?;
-    let need = peak(file_len, size, color, limits);
+    let need = peak(file_len, jpeg, size, color, limits);
     if need > limits.max_memory {
         return Err(too_large(need, limits));
     }
@@ -171,7 +186,14 @@ pub(super) fn decode_stored(
     reader.limits(l);
     let mut decoder = reader.into_decoder().map_err(describe)?;
     let full = decoder.dimensions();
-    within_limits(full, decoder.color_type(), limits)?;
+    let is_png = decoder_is_png(bytes);
+    let color = match is_png {
+        true => png::Decoder::new(Cursor::new(bytes))
+            .read_header_info()
+            .map_or(decoder.color_type(), png_color),
+        false => decoder.color_type(),
+    };
+    within_limits(full, color, limits)?;
     // A missing or malformed orientation tag means "as stored".
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
     let reduced = widest
@@ -182,6 +204,10 @@ pub(super) fn decode_stored(
     let pixels = match reduced {
         Some(pixels) => pixels,
         None if is_jpeg => match decode_jpeg_strictly(bytes, full)? {
+            Some(pixels) => pixels,
+            None => flatten(DynamicImage::from_decoder(decoder).map_err(describe)?),
+        },
+        None if is_png => match decode_png_by_rows(bytes, full)? {
             Some(pixels) => pixels,
             None => flatten(DynamicImage::from_decoder(decoder).map_err(describe)?),
         },
@@ -235,6 +261,87 @@ fn decode_jpeg_strictly(bytes: &[u8], (w, h): (u32, u32)) -> Result<Option<RgbIm
             }
         }
     }
+}
+
+fn decoder_is_png(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\x89PNG\r\n\x1a\n")
+}
+
+/// What a PNG's pixels take as decoded: a PNG stored row after row (not interlaced) is
+/// decoded a row at a time straight into 8-bit RGB (`decode_png_by_rows`), so only that is
+/// ever held; an interlaced one is decoded whole, at its own depth.
+fn png_color(info: &png::Info) -> ColorType {
+    if !info.interlaced {
+        return ColorType::Rgb8;
+    }
+    let deep = info.bit_depth == png::BitDepth::Sixteen;
+    match (info.color_type, deep) {
+        (png::ColorType::Grayscale, false) => ColorType::L8,
+        (png::ColorType::Grayscale, true) => ColorType::L16,
+        (png::ColorType::GrayscaleAlpha, false) => ColorType::La8,
+        (png::ColorType::GrayscaleAlpha, true) => ColorType::La16,
+        (png::ColorType::Rgb, false) => ColorType::Rgb8,
+        (png::ColorType::Rgb, true) => ColorType::Rgb16,
+        (png::ColorType::Rgba | png::ColorType::Indexed, false) => ColorType::Rgba8,
+        (png::ColorType::Rgba | png::ColorType::Indexed, true) => ColorType::Rgba16,
+    }
+}
+
+/// Decodes a PNG that is not interlaced one row at a time into 8-bit RGB on white: a
+/// 100-megapixel 16-bit RGBA source then holds 300 MB, not the 800 MB of its own pixels
+/// beside an 8-bit copy. Samples are converted as `image` converts them (rounded from 16
+/// to 8 bits, then flattened on white), so the pixels are the ones its decoder would give.
+/// `None` for an interlaced PNG, decoded whole by `image` instead; rows that run out
+/// before the picture does are an error.
+fn decode_png_by_rows(bytes: &[u8], (w, h): (u32, u32)) -> Result<Option<RgbImage>, String> {
+    let damaged = |e: png::DecodingError| format!("{DAMAGED}: {e}");
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().map_err(damaged)?;
+    if reader.info().interlaced || (reader.info().width, reader.info().height) != (w, h) {
+        return Ok(None);
+    }
+    let (color, depth) = reader.output_color_type();
+    let channels = match color {
+        png::ColorType::Grayscale => 1,
+        png::ColorType::GrayscaleAlpha => 2,
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        png::ColorType::Indexed => return Ok(None),
+    };
+    let sample_bytes = match depth {
+        png::BitDepth::Eight => 1,
+        png::BitDepth::Sixteen => 2,
+        _ => return Ok(None),
+    };
+    let sample = |s: &[u8]| -> u8 {
+        match s {
+            [v] => *v,
+            [hi, lo] => ((u32::from(u16::from_be_bytes([*hi, *lo])) + 128) / 257) as u8,
+            _ => 0,
+        }
+    };
+    let mut out = RgbImage::new(w, h);
+    for y in 0..h {
+        let row = reader
+            .next_row()
+            .map_err(damaged)?
+            .ok_or_else(|| format!("{DAMAGED}: the data ends before the picture does"))?;
+        let pixels = row.data().chunks_exact(channels * sample_bytes);
+        for (x, px) in pixels.take(w as usize).enumerate() {
+            let s = |i: usize| sample(&px[i * sample_bytes..(i + 1) * sample_bytes]);
+            let (rgb, alpha) = match channels {
+                1 => ([s(0); 3], 255),
+                2 => ([s(0); 3], s(1)),
+                3 => ([s(0), s(1), s(2)], 255),
+                _ => ([s(0), s(1), s(2)], s(3)),
+            };
+            let a = u16::from(alpha);
+            let on_white = rgb.map(|c| ((u16::from(c) * a + 255 * (255 - a)) / 255) as u8);
+            out.put_pixel(x as u32, y, image::Rgb(on_white));
+        }
+    }
+    Ok(Some(out))
 }
 
 /// The scale, in eighths (8, 4, 2 or 1), at which a JPEG stored `w`x`h` decodes smallest
@@ -363,4 +470,52 @@ fn flatten(img: DynamicImage) -> RgbImage {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{DynamicImage, ImageBuffer, Luma, LumaA, Rgb, Rgba};
+
+    fn png(img: &DynamicImage) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+        out.into_inner()
+    }
+
+    /// Row by row or whole, a PNG decodes to the same 8-bit RGB on white.
+    #[test]
+    fn pngs_decoded_by_rows_match_the_whole_decode() {
+        let (w, h) = (37, 23);
+        let f = |x: u32, y: u32, k: u32| ((x * 7919 + y * 104_729 + k * 31) % 65_536) as u16;
+        let images = [
+            DynamicImage::ImageRgba16(ImageBuffer::from_fn(w, h, |x, y| {
+                Rgba([f(x, y, 1), f(x, y, 2), f(x, y, 3), f(x, y, 4)])
+            })),
+            DynamicImage::ImageRgb16(ImageBuffer::from_fn(w, h, |x, y| {
+                Rgb([f(x, y, 1), f(x, y, 2), f(x, y, 3)])
+            })),
+            DynamicImage::ImageLumaA8(ImageBuffer::from_fn(w, h, |x, y| {
+                LumaA([f(x, y, 1) as u8, f(x, y, 5) as u8])
+            })),
+            DynamicImage::ImageLuma16(ImageBuffer::from_fn(w, h, |x, y| Luma([f(x, y, 9)]))),
+            DynamicImage::ImageRgb8(ImageBuffer::from_fn(w, h, |x, y| {
+                Rgb([x as u8, y as u8, f(x, y, 1) as u8])
+            })),
+        ];
+        for img in images {
+            let bytes = png(&img);
+            let by_rows = decode_png_by_rows(&bytes, (w, h)).unwrap().unwrap();
+            let whole = flatten(image::load_from_memory(&bytes).unwrap());
+            assert!(by_rows == whole, "{:?}", img.color());
+        }
+        // Rows that run out are an error, not padding.
+        let bytes = png(&DynamicImage::ImageRgb8(ImageBuffer::from_fn(
+            400,
+            300,
+            |x, y| Rgb([(x * y) as u8, (x ^ y) as u8, (x + y) as u8]),
+        )));
+        let cut = &bytes[..bytes.len() * 6 / 10];
+        assert!(decode_png_by_rows(cut, (400, 300)).is_err());
+    }
 }
