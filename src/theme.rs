@@ -30,14 +30,21 @@ pub(crate) struct Theme {
     pub(crate) strings: BTreeMap<String, BTreeMap<String, String>>,
     /// Output path -> bytes, theme files first, overridden by the site's `static/`.
     pub(crate) static_files: BTreeMap<String, Vec<u8>>,
+    /// Symbolic links in the theme's and the site's folders: left out, and named.
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 impl Theme {
     pub(crate) fn load(config: &Config) -> Result<Theme> {
         let mut diags = Diagnostics::default();
+        let mut links = Vec::new();
         let theme_dir = config.root.join("themes").join(&config.theme);
         let theme_files = if theme_dir.is_dir() {
-            read_tree(&theme_dir, &Path::new("themes").join(&config.theme))?
+            read_tree(
+                &theme_dir,
+                &Path::new("themes").join(&config.theme),
+                &mut links,
+            )?
         } else if config.theme == "default" {
             embedded_files()
         } else {
@@ -54,10 +61,10 @@ impl Theme {
                 .hint("use theme = \"default\" (built in), or put the theme in themes/<name>/"),
             ));
         };
-        let site_files = |dir: &str| -> Result<Vec<ThemeFile>> {
+        let mut site_files = |dir: &str| -> Result<Vec<ThemeFile>> {
             let path = config.root.join(dir);
             if path.is_dir() {
-                Ok(read_tree(&path, Path::new(dir))?
+                Ok(read_tree(&path, Path::new(dir), &mut links)?
                     .into_iter()
                     .map(|mut f| {
                         f.rel = format!("{dir}/{}", f.rel);
@@ -143,6 +150,14 @@ impl Theme {
                 .collect(),
             strings,
             static_files,
+            warnings: links
+                .into_iter()
+                .map(|link| {
+                    Diagnostic::new(link, "a symbolic link: left out of the site").hint(
+                        "casebook never follows links in the site's folders (one could publish any file of this machine): put the file itself here",
+                    )
+                })
+                .collect(),
         })
     }
 }
@@ -223,14 +238,23 @@ fn embedded_files() -> Vec<ThemeFile> {
     out
 }
 
-fn read_tree(dir: &Path, display_root: &Path) -> Result<Vec<ThemeFile>> {
+/// The files below `dir`, hidden ones left out; symbolic links are never followed, and
+/// are added to `links` (as `display_root/...`).
+fn read_tree(dir: &Path, display_root: &Path, links: &mut Vec<PathBuf>) -> Result<Vec<ThemeFile>> {
     let mut out = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.map_err(|e| Error::io(dir, e.into()))?;
-        if !entry.file_type().is_file() || entry.file_name().to_string_lossy().starts_with('.') {
+        let rel_path = entry.path().strip_prefix(dir).expect("below root");
+        if entry.file_name().to_string_lossy().starts_with('.') {
             continue;
         }
-        let rel_path = entry.path().strip_prefix(dir).expect("below root");
+        if entry.path_is_symlink() {
+            links.push(display_root.join(rel_path));
+            continue;
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
         let rel = rel_path
             .components()
             .map(|c| c.as_os_str().to_string_lossy())
@@ -333,6 +357,7 @@ mod tests {
     #[test]
     fn a_template_closure_follows_references_transitively() {
         let theme = Theme {
+            warnings: Vec::new(),
             tera: Tera::new(),
             templates: [
                 ("case.html", r#"{% extends "base.html" %}"#),

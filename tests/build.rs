@@ -785,10 +785,18 @@ fn symbolic_links_in_content_are_left_out_with_a_warning() {
     )
     .unwrap();
     std::os::unix::fs::symlink(outside.path(), site.root().join("content/elsewhere")).unwrap();
+    std::fs::create_dir_all(site.root().join("static")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.txt"),
+        site.root().join("static/notes.txt"),
+    )
+    .unwrap();
     let run = site.build();
     run.success()
         .stderr_has("warning: content/docs/notes.txt: a symbolic link: left out of the site")
-        .stderr_has("warning: content/elsewhere: a symbolic link");
+        .stderr_has("warning: content/elsewhere: a symbolic link")
+        .stderr_has("warning: static/notes.txt: a symbolic link: left out of the site");
+    assert!(!site.exists("notes.txt"));
     for (path, bytes) in tree(&site.public()) {
         assert!(
             !String::from_utf8_lossy(&bytes).contains("not for publication"),

@@ -340,7 +340,15 @@ impl Session {
         let theme = match old {
             Some(o) if !theme_changed => Some(o.theme.clone()),
             _ => match Theme::load(&config) {
-                Ok(theme) => Some(Arc::new(theme)),
+                Ok(theme) => {
+                    for warning in &theme.warnings {
+                        Notices::tell(
+                            self.options.notices.as_ref(),
+                            Notice::Warning(warning.clone()),
+                        );
+                    }
+                    Some(Arc::new(theme))
+                }
                 Err(Error::Diagnostics(d)) => {
                     diags.extend(d);
                     None
