@@ -130,7 +130,12 @@ fn a_build_killed_at_any_step_of_its_update_leaves_the_old_site_or_the_new_one()
     let total = fault_points(&counted);
     let new = new_tree();
     assert_eq!(entries(&counted.public()), new);
-    let points = spread(total, 60);
+    // Sixty points keep CI quick; CASEBOOK_EVERY_POINT=1 kills at every one of them.
+    let want = match std::env::var_os("CASEBOOK_EVERY_POINT") {
+        Some(_) => total,
+        None => 60,
+    };
+    let points = spread(total, want);
     assert!(
         points.len() >= 50,
         "only {total} fault points: the change must touch more files"
@@ -184,6 +189,10 @@ fn a_build_killed_at_any_step_of_its_update_leaves_the_old_site_or_the_new_one()
             "step {k} of {total}: the next build differs from a fresh one"
         );
     }
+    eprintln!(
+        "killed at {} of {total} points: {before_commit} before the commit, {after_commit} after",
+        points.len()
+    );
     assert!(
         before_commit > 0 && after_commit > 0,
         "{before_commit} before the commit, {after_commit} after"

@@ -116,9 +116,9 @@ fn parse_toml(path: &Path, block: &str, line_offset: usize) -> Result<Vec<Entry>
 fn parse_yaml(path: &Path, block: &str, line_offset: usize) -> Result<Vec<Entry>, Diagnostic> {
     let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(block).map_err(|e| {
         // Some errors (a second document, say) come without a place: the block's first line.
-        let (line, column) = e
-            .location()
-            .map_or((1 + line_offset, 1), |l| (l.line() + line_offset, l.column()));
+        let (line, column) = e.location().map_or((1 + line_offset, 1), |l| {
+            (l.line() + line_offset, l.column())
+        });
         Diagnostic::new(path, format!("invalid YAML front matter: {e}"))
             .at(line, column)
             .hint("front matter between `---` lines is YAML: `key: value`, one per line")
