@@ -89,6 +89,11 @@ enum Command {
         /// The address to listen on. Anything but loopback shows unpublished content to the network.
         #[arg(long, default_value = "127.0.0.1", value_name = "ADDRESS")]
         bind: std::net::IpAddr,
+        /// Also answer to this name (repeatable). Only this machine's names (localhost,
+        /// 127.0.0.1, [::1]) and the address reached are served otherwise, so that no web
+        /// page can point its own name at the preview and read it.
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_host: Vec<String>,
         /// Open the site in the default browser.
         #[arg(long)]
         open: bool,
@@ -573,6 +578,7 @@ fn main() -> ExitCode {
             root,
             port,
             bind,
+            allow_host,
             open,
             drafts,
             timings,
@@ -582,6 +588,8 @@ fn main() -> ExitCode {
                 bind,
                 port,
                 drafts,
+                allow_hosts: allow_host,
+                ..Default::default()
             },
             open,
             timings,

@@ -19,4 +19,7 @@ mod import;
 mod links;
 mod search;
 mod serve;
+mod serve_files;
+mod serve_guard;
+mod serve_watch;
 mod signing;

@@ -88,7 +88,7 @@ impl Edits {
     }
 }
 
-fn edit(root: &Path, rel: &str, from: &str, to: &str) {
+pub fn edit(root: &Path, rel: &str, from: &str, to: &str) {
     let path = root.join(rel);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains(from), "{rel} lacks {from:?}");
@@ -329,14 +329,24 @@ fn a_failed_rebuild_keeps_the_last_site_and_recovers() {
 
 // ---- the server -----------------------------------------------------------------------
 
-fn start(site: &SiteTest) -> Server {
+pub fn start(site: &SiteTest) -> Server {
+    start_with(site, ServeOptions::default(), |_| {})
+}
+
+/// Starts the server on `site` (on a free port) with `options` and waits for its first
+/// build to settle.
+pub fn start_with(
+    site: &SiteTest,
+    options: ServeOptions,
+    report: impl Fn(casebook::serve::Report) + Send + 'static,
+) -> Server {
     let server = casebook::serve::start(
         &ServeOptions {
             root: site.root().to_path_buf(),
             port: 0,
-            ..Default::default()
+            ..options
         },
-        |_| {},
+        report,
     )
     .unwrap();
     assert!(server.first.is_ok(), "{:?}", server.first);
@@ -557,7 +567,7 @@ fn the_server_listens_on_loopback_only() {
 }
 
 /// Runs `casebook serve` and returns the child with the URL it printed.
-fn spawn_serve(site: &SiteTest, extra: &[&str]) -> (std::process::Child, String) {
+pub fn spawn_serve(site: &SiteTest, extra: &[&str]) -> (std::process::Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_casebook"))
         .args(["serve", "--port", "0", "--root"])
         .arg(site.root())
@@ -578,7 +588,7 @@ fn spawn_serve(site: &SiteTest, extra: &[&str]) -> (std::process::Child, String)
     (child, url)
 }
 
-fn interrupt_and_wait(mut child: std::process::Child) -> (i32, String, String) {
+pub fn interrupt_and_wait(mut child: std::process::Child) -> (i32, String, String) {
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -1,64 +1,89 @@
-//! The preview server's HTTP side (axum): the built site from memory, the live-reload event
+//! The preview server's answers: the built site from memory, the live-reload event
 //! stream and the error overlay.
 //!
+//! Every request first passes the guard (`guard.rs`: this machine's names, its own pages).
 //! Only files of the built site are served, looked up by name in the build's file map, so
 //! no request path ever reaches the filesystem; paths that try to climb out (`..`, encoded
 //! `%2e%2e` or `%2f`, `//`, backslashes) are refused with the theme's 404 page before the
-//! lookup. The few files copied from the site's folders are read only if they really are
-//! inside it (a symlink to elsewhere is refused).
+//! lookup. The few files copied from the site's folders are streamed only if they really
+//! are inside it (`body.rs`: a symlink to elsewhere is refused).
 
 use std::convert::Infallible;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
-use axum::Router;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use bytes::Bytes;
 use futures_util::{Stream, StreamExt, future, stream};
 use tokio::sync::{broadcast, watch};
 use tokio_stream::wrappers::BroadcastStream;
 
+use super::body::{self, Content};
+use super::guard::Hosts;
 use crate::error::Diagnostic;
-use crate::output::{Data, Output};
+use crate::output::Data;
 use crate::site::Files;
 
 /// Where the server's own files live; no site file can be there (`__` is not a slug).
 pub(super) const EVENTS: &str = "/__casebook/events";
 pub(super) const LIVE_SCRIPT: &str = "/__casebook/live.js";
-const LIVE_TAG: &str = "<script src=\"/__casebook/live.js\"></script>";
+pub(super) const LIVE_TAG: &str = "<script src=\"/__casebook/live.js\"></script>";
 
 /// What the server shows: the last good build, and the diagnostics of a failed rebuild.
 #[derive(Clone, Default)]
 pub(super) struct Snapshot {
-    pub(crate) files: Arc<Files>,
-    pub(crate) errors: Option<Arc<Vec<Diagnostic>>>,
+    pub(super) files: Arc<Files>,
+    /// The previous build's hashed search files that this one replaced: a search that
+    /// started before the rebuild still finds them (until the rebuild after).
+    pub(super) retired: Arc<Files>,
+    pub(super) errors: Option<Arc<Vec<Diagnostic>>>,
 }
 
 pub(super) struct App {
-    pub(crate) site: RwLock<Snapshot>,
+    pub(super) site: RwLock<Snapshot>,
     /// (event name, JSON data) for every open page.
-    pub(crate) events: broadcast::Sender<(&'static str, String)>,
+    pub(super) events: broadcast::Sender<(&'static str, String)>,
     /// Becomes true when the server stops, ending the event streams.
-    pub(crate) closing: watch::Receiver<bool>,
+    pub(super) closing: watch::Receiver<bool>,
     /// Canonical folders that copied files may come from (the site, the image cache).
-    pub(crate) allowed_roots: Vec<PathBuf>,
+    pub(super) allowed_roots: Vec<PathBuf>,
+    /// The names served besides loopback.
+    pub(super) hosts: Hosts,
+    /// How often an open event stream says it is alive: well within the idle timeout.
+    pub(super) keep_alive: Duration,
     /// No rebuild step is running or due.
-    pub(crate) settled: std::sync::atomic::AtomicBool,
+    pub(super) settled: std::sync::atomic::AtomicBool,
 }
 
-pub(super) fn router(app: Arc<App>) -> Router {
-    Router::new()
-        .route(EVENTS, get(events))
-        .route(LIVE_SCRIPT, get(live_script))
-        .fallback(site_file)
-        .with_state(app)
+/// Answers one request that reached the server at `reached`.
+pub(super) async fn handle<B>(app: Arc<App>, request: Request<B>, reached: IpAddr) -> Response {
+    let (method, uri, headers) = (request.method(), request.uri(), request.headers());
+    if let Some(refusal) = app.hosts.refuse(method, uri, headers, reached) {
+        return refusal.into_response();
+    }
+    if method != Method::GET && method != Method::HEAD {
+        let mut r = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let head = method == Method::HEAD;
+    match uri.path() {
+        EVENTS => events(&app).into_response(),
+        LIVE_SCRIPT => {
+            let script = Bytes::from_static(include_str!("live.js").as_bytes());
+            let kind = "text/javascript; charset=utf-8";
+            body::send(StatusCode::OK, kind, Content::Memory(script), headers, head).await
+        }
+        _ => site_file(&app, uri, headers, head).await,
+    }
 }
 
-async fn events(State(app): State<Arc<App>>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+fn events(app: &App) -> Sse<impl Stream<Item = Result<Event, Infallible>> + use<>> {
     let updates = BroadcastStream::new(app.events.subscribe())
         .filter_map(|message| future::ready(message.ok()))
         .map(|(name, data)| Ok(Event::default().event(name).data(data)));
@@ -70,39 +95,40 @@ async fn events(State(app): State<Arc<App>>) -> Sse<impl Stream<Item = Result<Ev
     let until_closed = async move {
         let _ = closing.wait_for(|closed| *closed).await;
     };
-    Sse::new(hello.chain(updates).take_until(until_closed)).keep_alive(KeepAlive::default())
+    Sse::new(hello.chain(updates).take_until(until_closed))
+        .keep_alive(KeepAlive::new().interval(app.keep_alive))
 }
 
-async fn live_script() -> Response {
-    respond(
-        StatusCode::OK,
-        "text/javascript; charset=utf-8",
-        include_str!("live.js").as_bytes().to_vec(),
-    )
-}
-
-async fn site_file(State(app): State<Arc<App>>, method: Method, uri: Uri) -> Response {
-    if method != Method::GET && method != Method::HEAD {
-        let mut r = StatusCode::METHOD_NOT_ALLOWED.into_response();
-        r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        return r;
-    }
+async fn site_file(app: &App, uri: &Uri, request: &HeaderMap, head: bool) -> Response {
     let snapshot = app.site.read().expect("site lock").clone();
-    let found = site_path(uri.path()).map(|rel| lookup(&snapshot.files, &rel));
-    let response = match found {
-        _ if snapshot.errors.is_some() && wants_page(&found) => {
-            let errors = snapshot.errors.as_deref().map_or(&[][..], Vec::as_slice);
-            respond(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "text/html; charset=utf-8",
-                overlay(errors).into_bytes(),
-            )
+    let found = site_path(uri.path()).map(|rel| lookup(&snapshot, &rel));
+    if let Some(errors) = snapshot.errors.as_deref().filter(|_| wants_page(&found)) {
+        let page = Bytes::from(super::overlay::page(errors));
+        let status = StatusCode::INTERNAL_SERVER_ERROR;
+        return body::send(status, HTML, Content::Memory(page), request, head).await;
+    }
+    match found {
+        Some(Lookup::Found(file)) => {
+            let content = match &file.data {
+                Data::Bytes(b) if file.path.ends_with(".html") => {
+                    Some(Content::Memory(inject_live_reload(b)))
+                }
+                Data::Bytes(_) => Some(Content::Memory(body::shared(&file))),
+                Data::Copy(path) | Data::Cached { file: path, .. } => {
+                    body::open(path, &app.allowed_roots).await
+                }
+                // Only `casebook build` reuses what it published or stages pages on disk;
+                // serve keeps every page in memory.
+                Data::Published { .. } | Data::Staged { .. } => None,
+            };
+            match content {
+                Some(content) => {
+                    let kind = content_type(&file.path);
+                    body::send(StatusCode::OK, &kind, content, request, head).await
+                }
+                None => not_found(&snapshot.files, request, head).await,
+            }
         }
-        Some(Lookup::Found(file)) => match read(&app, &file).await {
-            Some(bytes) => file_response(StatusCode::OK, &file.path, bytes),
-            None => not_found(&snapshot.files),
-        },
         Some(Lookup::Redirect) => {
             let mut location = format!("{}/", uri.path());
             if let Some(q) = uri.query() {
@@ -114,20 +140,11 @@ async fn site_file(State(app): State<Arc<App>>, method: Method, uri: Uri) -> Res
             }
             r
         }
-        Some(Lookup::Missing) | None => not_found(&snapshot.files),
-    };
-    if method == Method::HEAD {
-        let (parts, body) = response.into_parts();
-        let length = axum::body::to_bytes(body, usize::MAX)
-            .await
-            .map_or(0, |b| b.len());
-        let mut r = Response::from_parts(parts, Body::empty());
-        r.headers_mut()
-            .insert(header::CONTENT_LENGTH, HeaderValue::from(length));
-        return r;
+        Some(Lookup::Missing) | None => not_found(&snapshot.files, request, head).await,
     }
-    response
 }
+
+const HTML: &str = "text/html; charset=utf-8";
 
 /// The output path (`cases/x/index.html`-style key, before the index lookup) a request
 /// path names, or `None` if it tries to leave the site.
@@ -156,19 +173,20 @@ pub(super) fn site_path(raw: &str) -> Option<String> {
 }
 
 enum Lookup {
-    Found(Arc<Output>),
+    Found(Arc<crate::output::Output>),
     /// `/cases` names the folder `/cases/`.
     Redirect,
     Missing,
 }
 
-fn lookup(files: &Files, rel: &str) -> Lookup {
+fn lookup(site: &Snapshot, rel: &str) -> Lookup {
+    let files = &site.files;
     if rel.is_empty() || rel.ends_with('/') {
         return files
             .get(&format!("{rel}index.html"))
             .map_or(Lookup::Missing, |f| Lookup::Found(f.clone()));
     }
-    match files.get(rel) {
+    match files.get(rel).or_else(|| site.retired.get(rel)) {
         Some(f) => Lookup::Found(f.clone()),
         None if files.contains_key(&format!("{rel}/index.html")) => Lookup::Redirect,
         None => Lookup::Missing,
@@ -184,136 +202,48 @@ fn wants_page(found: &Option<Lookup>) -> bool {
     }
 }
 
-async fn read(app: &App, file: &Output) -> Option<Vec<u8>> {
-    match &file.data {
-        Data::Bytes(b) => Some(b.clone()),
-        Data::Copy(path) | Data::Cached { file: path, .. } => {
-            let real = tokio::fs::canonicalize(path).await.ok()?;
-            if !app.allowed_roots.iter().any(|root| real.starts_with(root)) {
-                return None;
-            }
-            tokio::fs::read(real).await.ok()
-        }
-        // Only `casebook build` reuses what it published or stages pages on disk; serve
-        // keeps every page in memory.
-        Data::Published { .. } | Data::Staged { .. } => None,
-    }
-}
-
-fn not_found(files: &Files) -> Response {
+async fn not_found(files: &Files, request: &HeaderMap, head: bool) -> Response {
+    let status = StatusCode::NOT_FOUND;
     match files.get("404.html").and_then(|f| match &f.data {
-        Data::Bytes(b) => Some(b.clone()),
+        Data::Bytes(b) => Some(inject_live_reload(b)),
         _ => None,
     }) {
-        Some(bytes) => file_response(StatusCode::NOT_FOUND, "404.html", bytes),
-        None => respond(
-            StatusCode::NOT_FOUND,
-            "text/plain; charset=utf-8",
-            b"not found\n".to_vec(),
-        ),
+        Some(page) => body::send(status, HTML, Content::Memory(page), request, head).await,
+        None => {
+            let text = Content::Memory(Bytes::from_static(b"not found\n"));
+            body::send(status, "text/plain; charset=utf-8", text, request, head).await
+        }
     }
 }
 
-fn file_response(status: StatusCode, path: &str, bytes: Vec<u8>) -> Response {
+/// The content type of a file of the site, from its name.
+fn content_type(path: &str) -> String {
     let mime = mime_guess::from_path(path).first_or_octet_stream();
     let textual = mime.type_() == "text"
         || matches!(
             mime.subtype().as_str(),
             "javascript" | "json" | "xml" | "atom+xml"
         );
-    let content_type = if textual {
+    if textual {
         format!("{}; charset=utf-8", mime.essence_str())
     } else {
         mime.essence_str().to_string()
-    };
-    let bytes = if path.ends_with(".html") {
-        inject_live_reload(bytes)
-    } else {
-        bytes
-    };
-    respond(status, &content_type, bytes)
-}
-
-fn respond(status: StatusCode, content_type: &str, bytes: Vec<u8>) -> Response {
-    let mut r = (status, bytes).into_response();
-    let headers = r.headers_mut();
-    if let Ok(value) = HeaderValue::from_str(content_type) {
-        headers.insert(header::CONTENT_TYPE, value);
     }
-    // A preview must never be cached: the next edit changes it.
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    r
 }
 
-/// Adds the live-reload script to a page: only here, never to the built files.
-fn inject_live_reload(mut html: Vec<u8>) -> Vec<u8> {
+/// A page with the live-reload script before its `</body>` (only here, never in the built
+/// files).
+fn inject_live_reload(html: &[u8]) -> Bytes {
     let at = html
         .windows(7)
         .rposition(|w| w.eq_ignore_ascii_case(b"</body>"))
         .unwrap_or(html.len());
-    html.splice(at..at, LIVE_TAG.bytes());
-    html
+    let mut page = Vec::with_capacity(html.len() + LIVE_TAG.len());
+    page.extend_from_slice(&html[..at]);
+    page.extend_from_slice(LIVE_TAG.as_bytes());
+    page.extend_from_slice(&html[at..]);
+    page.into()
 }
-
-/// The page shown instead of the site while the last rebuild failed.
-pub(super) fn overlay(errors: &[Diagnostic]) -> String {
-    let esc = crate::html::escape;
-    let mut items = String::new();
-    for d in errors {
-        let mut place = d.path.display().to_string();
-        if d.line > 0 {
-            place.push_str(&format!(":{}", d.line));
-            if d.column > 0 {
-                place.push_str(&format!(":{}", d.column));
-            }
-        }
-        items.push_str(&format!(
-            "<li><p><code class=\"place\">{}</code>",
-            esc(&place)
-        ));
-        if let Some(field) = &d.field {
-            items.push_str(&format!(
-                " <span class=\"field\">field <code>{}</code></span>",
-                esc(field)
-            ));
-        }
-        items.push_str(&format!("</p><p class=\"message\">{}</p>", esc(&d.message)));
-        if let Some(hint) = &d.hint {
-            items.push_str(&format!(
-                "<p class=\"hint\">How to fix it: {}</p>",
-                esc(hint)
-            ));
-        }
-        items.push_str("</li>");
-    }
-    format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>Build failed · casebook serve</title><style>{}</style></head><body>\
-<main id=\"casebook-errors\"><h1>The site did not build</h1>\
-<p>{} problem{} below. Fix {} and save: this page reloads by itself. \
-The published site is not affected.</p><ol>{items}</ol></main>{LIVE_TAG}</body></html>",
-        OVERLAY_CSS,
-        errors.len(),
-        if errors.len() == 1 { " is" } else { "s are" },
-        if errors.len() == 1 { "it" } else { "them" },
-    )
-}
-
-const OVERLAY_CSS: &str = "body{font:1rem/1.5 system-ui,sans-serif;margin:0;background:#fff;color:#1a1a1a}\
-main{max-width:48rem;margin:2rem auto;padding:0 1rem}h1{color:#a4161a}\
-li{border-inline-start:4px solid #a4161a;padding-inline-start:.75rem;margin-block:1rem}\
-li p{margin:.2rem 0}.place{font-weight:bold}.hint{color:#3b3b3b}\
-@media (prefers-color-scheme:dark){body{background:#161616;color:#eee}h1{color:#ff8a8a}\
-li{border-color:#ff8a8a}.hint{color:#ccc}}";
 
 /// The `reload` event's data for a build that changed `changed` output files: the URL
 /// paths of changed pages and whether any style, script or image changed.
@@ -370,13 +300,18 @@ mod tests {
 
     #[test]
     fn live_reload_goes_before_the_end_of_body() {
-        let html = inject_live_reload(b"<html><body><p>x</p></body></html>".to_vec());
+        let html = inject_live_reload(b"<html><body><p>x</p></body></html>");
         assert_eq!(
-            String::from_utf8(html).unwrap(),
+            String::from_utf8(html.to_vec()).unwrap(),
             format!("<html><body><p>x</p>{LIVE_TAG}</body></html>")
         );
-        let html = inject_live_reload(b"<p>no body end".to_vec());
-        assert!(String::from_utf8(html).unwrap().ends_with(LIVE_TAG));
+        let html = inject_live_reload(b"<p>no body end");
+        assert!(html.ends_with(LIVE_TAG.as_bytes()));
+        let html = inject_live_reload(b"<BODY>x</BODY >");
+        assert!(
+            html.ends_with(LIVE_TAG.as_bytes()),
+            "no `</body>`, so at the end"
+        );
     }
 
     #[test]
@@ -394,18 +329,5 @@ mod tests {
             r#"{"all":false,"assets":false,"pages":["/cases/syn-1/","/404.html"]}"#
         );
         assert!(reload_message(&["casebook.css".into()], false).contains(r#""assets":true"#));
-    }
-
-    #[test]
-    fn overlay_escapes_and_locates() {
-        let d = Diagnostic::new("content/cases/x/index.md", "bad <value>")
-            .at(3, 1)
-            .field("date")
-            .hint("write a date");
-        let html = overlay(&[d]);
-        assert!(html.contains("content/cases/x/index.md:3:1"));
-        assert!(html.contains("bad &lt;value&gt;"));
-        assert!(html.contains("<code>date</code>"));
-        assert!(html.contains(LIVE_TAG));
     }
 }

@@ -2,15 +2,24 @@
 //! rebuild what a change affects and reload the open pages.
 //!
 //! Three parts, each in its own thread of control:
-//! - the HTTP server (`http`, axum on a tokio runtime) serves the last good build from
-//!   memory, plus the live-reload event stream and, after a failed rebuild, the diagnostics;
-//! - the watcher (notify with a debouncer) batches file events: editors that save by
-//!   renaming a temporary file, or write twice, produce one rebuild;
-//! - the builder thread owns the `Session` (incremental builds) and publishes each result.
+//! - the HTTP server (`listen`: connections with time limits; `guard`: who may ask;
+//!   `http`: the answers, `body`: streamed and ranged) serves the last good build from
+//!   memory, plus the live-reload event stream and, after a failed rebuild, the
+//!   diagnostics (`overlay`);
+//! - the watcher (`watch`, notify with a debouncer) batches changes to what the build
+//!   reads;
+//! - the builder thread (`rebuild`) owns the `Session` (incremental builds) and publishes
+//!   each result.
 //!
 //! Nothing is written to `public/` or anywhere else in the site.
 
+mod body;
+mod guard;
 mod http;
+mod listen;
+mod overlay;
+mod rebuild;
+mod watch;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -19,15 +28,11 @@ use std::sync::mpsc;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use notify_debouncer_full::notify::{EventKind, RecursiveMode};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{broadcast, watch as signal};
 
 use crate::error::{Diagnostic, Error, Result};
 pub use crate::site::{Session, Update};
 use http::Snapshot;
-
-/// How long the watcher waits for a burst of file events to end before rebuilding.
-const DEBOUNCE: Duration = Duration::from_millis(40);
 
 /// What `casebook serve` is asked to do.
 #[derive(Debug, Clone)]
@@ -40,6 +45,15 @@ pub struct ServeOptions {
     pub port: u16,
     /// Include pages marked `draft = true`.
     pub drafts: bool,
+    /// Names the server answers to besides this machine's own (`localhost`, `127.0.0.1`,
+    /// `[::1]`) and the address a request reached: a name that points at this machine on
+    /// the network or through a tunnel. Any other `Host` is refused.
+    pub allow_hosts: Vec<String>,
+    /// How long a client may take to send a request's headers, and how long a kept-alive
+    /// connection may wait for its next request.
+    pub header_timeout: Duration,
+    /// How long a connection may move no byte either way before it is closed.
+    pub idle_timeout: Duration,
 }
 
 impl Default for ServeOptions {
@@ -49,6 +63,9 @@ impl Default for ServeOptions {
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 1111,
             drafts: false,
+            allow_hosts: Vec::new(),
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -73,7 +90,7 @@ pub struct Server {
     /// The first build's outcome (its pages; the whole-site files follow).
     pub first: std::result::Result<Update, Vec<Diagnostic>>,
     app: Arc<http::App>,
-    stop: Option<watch::Sender<bool>>,
+    stop: Option<signal::Sender<bool>>,
     runtime: Option<std::thread::JoinHandle<()>>,
     builder: Option<std::thread::JoinHandle<()>>,
     changes: mpsc::Sender<Message>,
@@ -127,6 +144,7 @@ impl Drop for Server {
 /// every rebuild after the first. A first build that fails still serves (the diagnostics)
 /// and recovers on the next good build.
 pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -> Result<Server> {
+    let hosts = guard::Hosts::new(&options.allow_hosts)?;
     let root = std::fs::canonicalize(&options.root).map_err(|e| Error::io(&options.root, e))?;
     let listener = std::net::TcpListener::bind((options.bind, options.port)).map_err(|e| {
         Error::one(
@@ -149,22 +167,31 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
     let first = session.build(&[]).map_err(diagnostics_of);
     let snapshot = Snapshot {
         files: session.files().unwrap_or_default(),
+        retired: Arc::default(),
         errors: first.as_ref().err().map(|d| Arc::new(d.clone())),
     };
 
     let (events, _) = broadcast::channel(64);
-    let (stop, closing) = watch::channel(false);
-    let mut allowed_roots = vec![root.clone()];
-    if let Ok(config) = crate::config::Config::load(&root) {
-        if let Ok(cache) = std::fs::canonicalize(root.join(&config.images.cache_dir)) {
-            allowed_roots.push(cache);
-        }
-    }
+    let (stop, closing) = signal::channel(false);
+    let cache = crate::config::Config::load(&root)
+        .ok()
+        .and_then(|config| std::fs::canonicalize(root.join(&config.images.cache_dir)).ok());
+    let allowed_roots = [Some(root.clone()), cache.clone()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let limits = listen::Limits {
+        header: options.header_timeout,
+        idle: options.idle_timeout,
+    };
     let app = Arc::new(http::App {
         site: RwLock::new(snapshot),
         events,
         closing: closing.clone(),
         allowed_roots,
+        hosts,
+        // An open event stream must not look idle.
+        keep_alive: (limits.idle / 2).min(Duration::from_secs(15)),
         settled: AtomicBool::new(!session.unfinished()),
     });
 
@@ -175,32 +202,32 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         .map_err(|e| Error::io(Path::new("runtime"), e))?;
     let server_app = app.clone();
     let builder_app = app.clone();
-    let mut server_closing = closing;
     let runtime = std::thread::Builder::new()
         .name("casebook-http".into())
         .spawn(move || {
             runtime.block_on(async move {
-                let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                    return;
-                };
-                let shutdown = async move {
-                    let _ = server_closing.wait_for(|closed| *closed).await;
-                };
-                let _ = axum::serve(listener, http::router(server_app))
-                    .with_graceful_shutdown(shutdown)
-                    .await;
+                if let Ok(listener) = tokio::net::TcpListener::from_std(listener) {
+                    listen::serve(listener, server_app, limits, closing).await;
+                }
             });
+            // A file read still running on a blocking thread is not waited for.
+            runtime.shutdown_timeout(Duration::from_millis(100));
         })
         .map_err(|e| Error::io(Path::new("thread"), e))?;
 
     let (changes, incoming) = mpsc::channel();
-    let watcher = watch_sources(&root, changes.clone())?;
+    let watcher = watch::watch_sources(&root, cache.into_iter().collect(), changes.clone())?;
+    let builder = rebuild::Builder {
+        session,
+        incoming,
+        watcher,
+        root,
+        app: builder_app,
+        report,
+    };
     let builder = std::thread::Builder::new()
         .name("casebook-build".into())
-        .spawn(move || {
-            let mut watcher = watcher;
-            rebuild_loop(session, incoming, &mut watcher, &builder_app, report);
-        })
+        .spawn(move || builder.run())
         .map_err(|e| Error::io(Path::new("thread"), e))?;
 
     Ok(Server {
@@ -219,208 +246,5 @@ fn diagnostics_of(e: Error) -> Vec<Diagnostic> {
     match e {
         Error::Diagnostics(d) => d,
         other => vec![Diagnostic::new("casebook serve", other.to_string())],
-    }
-}
-
-/// Rebuilds on every batch of changes and publishes the result to the server and pages.
-/// The pages come first; the whole-site files follow when no newer change is waiting.
-fn rebuild_loop(
-    mut session: Session,
-    incoming: mpsc::Receiver<Message>,
-    watcher: &mut Watcher,
-    app: &http::App,
-    report: impl Fn(Report),
-) {
-    let mut failing = app.site.read().expect("site lock").errors.is_some();
-    loop {
-        app.settled
-            .store(failing || !session.unfinished(), Ordering::SeqCst);
-        let message = if session.unfinished() && !failing {
-            match incoming.try_recv() {
-                Ok(message) => message,
-                Err(mpsc::TryRecvError::Empty) => {
-                    let result = session.finish();
-                    failing = publish(&session, result, failing, app, &report, Report::Finished);
-                    continue;
-                }
-                Err(mpsc::TryRecvError::Disconnected) => return,
-            }
-        } else {
-            match incoming.recv() {
-                Ok(message) => message,
-                Err(_) => return,
-            }
-        };
-        app.settled.store(false, Ordering::SeqCst);
-        let mut changed = match message {
-            Message::Changed(paths) => paths,
-            Message::Stop => return,
-        };
-        // Take every batch already waiting: one rebuild serves them all.
-        while let Ok(more) = incoming.try_recv() {
-            match more {
-                Message::Changed(paths) => changed.extend(paths),
-                Message::Stop => return,
-            }
-        }
-        watch_new_folders(watcher, &changed);
-        let result = session.build(&changed);
-        failing = publish(&session, result, failing, app, &report, Report::Rebuilt);
-    }
-}
-
-/// Serves a build step's result and tells the open pages; returns whether it failed.
-fn publish(
-    session: &Session,
-    result: Result<Update>,
-    failing: bool,
-    app: &http::App,
-    report: &impl Fn(Report),
-    done: fn(Update) -> Report,
-) -> bool {
-    match result {
-        Ok(update) => {
-            *app.site.write().expect("site lock") = Snapshot {
-                files: session.files().unwrap_or_default(),
-                errors: None,
-            };
-            // After a failure every page shows the overlay: all of them reload.
-            if failing || !update.changed.is_empty() {
-                let message = http::reload_message(&update.changed, failing || update.full);
-                let _ = app.events.send(("reload", message));
-            }
-            report(done(update));
-            false
-        }
-        Err(e) => {
-            let diagnostics = diagnostics_of(e);
-            app.site.write().expect("site lock").errors = Some(Arc::new(diagnostics.clone()));
-            let _ = app.events.send(("failed", "{}".into()));
-            report(Report::Failed(diagnostics));
-            true
-        }
-    }
-}
-
-type Watcher = notify_debouncer_full::Debouncer<
-    notify_debouncer_full::notify::RecommendedWatcher,
-    notify_debouncer_full::RecommendedCache,
->;
-
-/// Watches the site's sources and sends each debounced batch of changed paths.
-fn watch_sources(root: &Path, changes: mpsc::Sender<Message>) -> Result<Watcher> {
-    let filter_root = root.to_path_buf();
-    let mut debouncer = notify_debouncer_full::new_debouncer(
-        DEBOUNCE,
-        None,
-        move |result: notify_debouncer_full::DebounceEventResult| {
-            let Ok(events) = result else { return };
-            let mut paths: Vec<PathBuf> = events
-                .iter()
-                .filter(|e| !matches!(e.kind, EventKind::Access(_)))
-                .flat_map(|e| e.paths.iter())
-                .filter(|p| is_source(&filter_root, p))
-                .cloned()
-                .collect();
-            paths.sort();
-            paths.dedup();
-            if !paths.is_empty() {
-                let _ = changes.send(Message::Changed(paths));
-            }
-        },
-    )
-    .map_err(|e| watch_error(root, e))?;
-    // The root itself only for casebook.toml (watched through its folder, so editors that
-    // replace the file keep being seen); the source folders recursively.
-    debouncer
-        .watch(root, RecursiveMode::NonRecursive)
-        .map_err(|e| watch_error(root, e))?;
-    for dir in SOURCE_FOLDERS {
-        let path = root.join(dir);
-        if path.is_dir() {
-            debouncer
-                .watch(&path, RecursiveMode::Recursive)
-                .map_err(|e| watch_error(&path, e))?;
-        }
-    }
-    Ok(debouncer)
-}
-
-fn watch_error(path: &Path, e: notify_debouncer_full::notify::Error) -> Error {
-    Error::one(
-        Diagnostic::new(path, format!("cannot watch for changes: {e}"))
-            .hint("on Linux, raise the inotify limit: sysctl fs.inotify.max_user_watches=524288"),
-    )
-}
-
-/// A source folder created after the start (`templates/`, say) is watched from now on.
-fn watch_new_folders(watcher: &mut Watcher, changed: &[PathBuf]) {
-    for path in changed {
-        let top = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        if SOURCE_FOLDERS.contains(&top) && path.is_dir() {
-            let _ = watcher.watch(path, RecursiveMode::Recursive);
-        }
-    }
-}
-
-/// The folders of a site whose files are sources.
-const SOURCE_FOLDERS: &[&str] = &["content", "themes", "templates", "static", "i18n"];
-
-/// Whether a changed path is a source of the site (not an editor's backup or swap file,
-/// not the output or the image cache).
-fn is_source(root: &Path, path: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(root) else {
-        return false;
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let scratch = name.starts_with('.')
-        || name.starts_with('#')
-        || name.ends_with('~')
-        || name.ends_with(".swp")
-        || name.ends_with(".tmp");
-    let first = rel.components().next().and_then(|c| c.as_os_str().to_str());
-    !scratch
-        && match first {
-            Some("casebook.toml") => rel.components().count() == 1,
-            Some(folder) => SOURCE_FOLDERS.contains(&folder),
-            None => false,
-        }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_source;
-    use std::path::Path;
-
-    #[test]
-    fn only_sources_trigger_rebuilds() {
-        let root = Path::new("/site");
-        assert!(is_source(root, Path::new("/site/casebook.toml")));
-        assert!(is_source(root, Path::new("/site/content/cases/x/index.md")));
-        assert!(is_source(
-            root,
-            Path::new("/site/themes/t/templates/base.html")
-        ));
-        assert!(!is_source(root, Path::new("/site/public/index.html")));
-        assert!(!is_source(
-            root,
-            Path::new("/site/.casebook-cache/ab/cd.jpg")
-        ));
-        assert!(!is_source(
-            root,
-            Path::new("/site/content/cases/x/.index.md.swp")
-        ));
-        assert!(!is_source(
-            root,
-            Path::new("/site/content/cases/x/index.md~")
-        ));
-        assert!(!is_source(root, Path::new("/site/notes.txt")));
-        assert!(!is_source(root, Path::new("/elsewhere/casebook.toml")));
     }
 }

@@ -39,6 +39,11 @@ impl Browser {
     /// Starts Chromium, or returns `None` with a message when it is not installed. Under CI
     /// (`CI` set) a missing Chromium fails the test instead.
     pub fn launch(test: &str) -> Option<Browser> {
+        Browser::launch_with(test, &[])
+    }
+
+    /// `launch` with more command-line switches for Chromium.
+    pub fn launch_with(test: &str, switches: &[&str]) -> Option<Browser> {
         let Some(binary) = find_chromium() else {
             let message = format!(
                 "{test}: skipped, Chromium not found. Install it (Debian: `apt-get install -y chromium`) \
@@ -67,6 +72,7 @@ impl Browser {
                 "--window-size=1100,900",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(switches)
             .arg("about:blank")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

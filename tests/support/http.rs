@@ -27,15 +27,34 @@ impl Response {
 
 /// One HTTP/1.1 request with the path sent exactly as given (no normalisation).
 pub fn request(addr: SocketAddr, method: &str, path: &str) -> Response {
+    request_with(addr, method, path, &[])
+}
+
+/// `request` with more header lines (`Host: localhost` unless they give another).
+pub fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> Response {
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str("Host: localhost\r\n");
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    raw_request(addr, &head)
+}
+
+/// Sends `head` exactly as written and reads the whole response.
+pub fn raw_request(addr: SocketAddr, head: &str) -> Response {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap();
     let split = raw
@@ -61,6 +80,40 @@ pub fn request(addr: SocketAddr, method: &str, path: &str) -> Response {
         headers,
         body: raw[split + 4..].to_vec(),
     }
+}
+
+/// Downloads `path` without keeping it: the status, the `Content-Length` and the number of
+/// body bytes received.
+pub fn download(addr: SocketAddr, path: &str) -> (u16, u64, u64) {
+    let stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut reader = BufReader::with_capacity(256 * 1024, stream);
+    write!(
+        reader.get_mut(),
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut status = 0;
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(code) = line.strip_prefix("HTTP/1.1 ") {
+            status = code[..3].parse().unwrap();
+        } else if let Some((k, v)) = line.split_once(':') {
+            if k.eq_ignore_ascii_case("content-length") {
+                length = v.trim().parse().unwrap();
+            }
+        }
+    }
+    let body = std::io::copy(&mut reader, &mut std::io::sink()).unwrap();
+    (status, length, body)
 }
 
 /// A subscription to the live-reload events.
@@ -100,21 +153,36 @@ impl Events {
     /// The data of the next event called `name`; other events are skipped.
     #[track_caller]
     pub fn next(&mut self, name: &str) -> String {
-        let mut current = String::new();
         loop {
+            let (event, data) = self.next_any(name);
+            if event == name {
+                return data;
+            }
+        }
+    }
+
+    /// The next event, whatever its name: (name, data). `waiting_for` names it in a panic.
+    #[track_caller]
+    pub fn next_any(&mut self, waiting_for: &str) -> (String, String) {
+        let mut current = String::new();
+        // Keep-alive comments arrive every few seconds, so the socket's read timeout alone
+        // would never end a wait for an event that does not come.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            if std::time::Instant::now() > deadline {
+                panic!("no `{waiting_for}` event within 60 s");
+            }
             let mut line = String::new();
             match self.reader.read_line(&mut line) {
-                Ok(0) => panic!("the event stream ended before `{name}`"),
+                Ok(0) => panic!("the event stream ended before `{waiting_for}`"),
                 Ok(_) => {}
-                Err(e) => panic!("no `{name}` event: {e}"),
+                Err(e) => panic!("no `{waiting_for}` event: {e}"),
             }
             let line = line.trim_end();
             if let Some(event) = line.strip_prefix("event: ") {
                 current = event.to_string();
             } else if let Some(data) = line.strip_prefix("data: ") {
-                if current == name {
-                    return data.to_string();
-                }
+                return (current, data.to_string());
             }
         }
     }

@@ -1,0 +1,213 @@
+//! The builder thread: rebuilds on every batch of changes and publishes each result to the
+//! server and the open pages.
+//!
+//! Two rules keep a page from seeing a state that never really existed:
+//! - a failed rebuild is not shown at once: some editors and sync tools save in pieces
+//!   (truncate, then write the rest a few hundred milliseconds later), and the half-saved
+//!   file fails to parse. The files are read again once no change has arrived for
+//!   `SETTLE`, and only a failure that remains is shown. A real mistake shows just as
+//!   well, `SETTLE` later.
+//! - the search index's files have hashed names, and a rebuild replaces them. A search
+//!   that started before it still asks for the old ones, so the files a rebuild replaced
+//!   stay served until the next rebuild replaces files again.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::http::{self, App, Snapshot};
+use super::watch::{Watcher, watch_new_folders};
+use super::{Message, Report, diagnostics_of};
+use crate::error::Result;
+use crate::site::{Files, Session, Update};
+
+/// How long a failing file must stay unchanged before its failure is shown. A save in
+/// pieces spreads over up to half a second.
+const SETTLE: Duration = Duration::from_millis(600);
+
+/// What the builder thread works with.
+pub(super) struct Builder<R> {
+    pub(super) session: Session,
+    pub(super) incoming: mpsc::Receiver<Message>,
+    pub(super) watcher: Watcher,
+    pub(super) root: PathBuf,
+    pub(super) app: Arc<App>,
+    pub(super) report: R,
+}
+
+impl<R: Fn(Report)> Builder<R> {
+    /// Rebuilds until told to stop. The pages come first; the whole-site files follow when
+    /// no newer change is waiting.
+    pub(super) fn run(mut self) {
+        let mut failing = self.app.site.read().expect("site lock").errors.is_some();
+        loop {
+            let unfinished = self.session.unfinished();
+            self.app
+                .settled
+                .store(failing || !unfinished, Ordering::SeqCst);
+            let message = if unfinished && !failing {
+                match self.incoming.try_recv() {
+                    Ok(message) => message,
+                    Err(mpsc::TryRecvError::Empty) => {
+                        let result = self.session.finish();
+                        failing = self.publish(result, failing, Report::Finished);
+                        continue;
+                    }
+                    Err(mpsc::TryRecvError::Disconnected) => return,
+                }
+            } else {
+                match self.incoming.recv() {
+                    Ok(message) => message,
+                    Err(_) => return,
+                }
+            };
+            self.app.settled.store(false, Ordering::SeqCst);
+            let Message::Changed(mut changed) = message else {
+                return;
+            };
+            // Take every batch already waiting: one rebuild serves them all.
+            while let Ok(more) = self.incoming.try_recv() {
+                match more {
+                    Message::Changed(paths) => changed.extend(paths),
+                    Message::Stop => return,
+                }
+            }
+            watch_new_folders(&mut self.watcher, &self.root, &changed);
+            let mut result = self.session.build(&changed);
+            if result.is_err() {
+                // Perhaps a save in pieces: look again once the files are quiet.
+                let Some(later) = settle(&self.incoming) else {
+                    return;
+                };
+                if !later.is_empty() {
+                    watch_new_folders(&mut self.watcher, &self.root, &later);
+                    result = self.session.build(&later);
+                }
+            }
+            failing = self.publish(result, failing, Report::Rebuilt);
+        }
+    }
+
+    /// Serves a build step's result and tells the open pages; returns whether it failed.
+    fn publish(&self, result: Result<Update>, failing: bool, done: fn(Update) -> Report) -> bool {
+        let app = &self.app;
+        match result {
+            Ok(update) => {
+                let files = self.session.files().unwrap_or_default();
+                let before = app.site.read().expect("site lock").clone();
+                let replaced = replaced_search_files(&before.files, &files, &update.changed);
+                let retired = if replaced.is_empty() {
+                    before.retired
+                } else {
+                    Arc::new(replaced)
+                };
+                *app.site.write().expect("site lock") = Snapshot {
+                    files,
+                    retired,
+                    errors: None,
+                };
+                // After a failure every page shows the overlay: all of them reload.
+                if failing || !update.changed.is_empty() {
+                    let message = http::reload_message(&update.changed, failing || update.full);
+                    let _ = app.events.send(("reload", message));
+                }
+                (self.report)(done(update));
+                false
+            }
+            Err(e) => {
+                let diagnostics = diagnostics_of(e);
+                app.site.write().expect("site lock").errors = Some(Arc::new(diagnostics.clone()));
+                let _ = app.events.send(("failed", "{}".into()));
+                (self.report)(Report::Failed(diagnostics));
+                true
+            }
+        }
+    }
+}
+
+/// Waits until no change has arrived for `SETTLE`; returns the changes that did arrive,
+/// or `None` when the server stops meanwhile.
+fn settle(incoming: &mpsc::Receiver<Message>) -> Option<Vec<PathBuf>> {
+    let mut later = Vec::new();
+    loop {
+        match incoming.recv_timeout(SETTLE) {
+            Ok(Message::Changed(paths)) => later.extend(paths),
+            Ok(Message::Stop) | Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(mpsc::RecvTimeoutError::Timeout) => return Some(later),
+        }
+    }
+}
+
+/// The hashed search files of `before` that a rebuild to `now` replaced (among the paths
+/// it `changed`).
+fn replaced_search_files(before: &Files, now: &Files, changed: &[String]) -> Files {
+    changed
+        .iter()
+        .filter(|path| is_hashed_search_file(path) && !now.contains_key(*path))
+        .filter_map(|path| before.get(path).map(|file| (path.clone(), file.clone())))
+        .collect()
+}
+
+/// `search/en/t3.1a2b3c4d5e.js`: a search file named by its content's hash.
+fn is_hashed_search_file(path: &str) -> bool {
+    let Some(stem) = path
+        .strip_prefix("search/")
+        .and_then(|p| p.strip_suffix(".js"))
+    else {
+        return false;
+    };
+    let hash = Path::new(stem)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default();
+    hash.len() == 10 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Output;
+
+    fn files(paths: &[&str]) -> Files {
+        paths
+            .iter()
+            .map(|p| (p.to_string(), Arc::new(Output::bytes(*p, p.as_bytes()))))
+            .collect()
+    }
+
+    #[test]
+    fn only_replaced_hashed_search_files_are_kept() {
+        let before = files(&[
+            "search/en/t1.0123456789.js",
+            "search/en/meta.abcdef0123.js",
+            "search/index.html",
+            "cases/old/index.html",
+        ]);
+        let now = files(&["search/en/t1.9999999999.js", "search/en/meta.abcdef0123.js"]);
+        let changed: Vec<String> = [
+            "cases/old/index.html",
+            "search/en/t1.0123456789.js",
+            "search/en/t1.9999999999.js",
+            "search/index.html",
+        ]
+        .map(String::from)
+        .to_vec();
+        let kept = replaced_search_files(&before, &now, &changed);
+        let mut kept: Vec<&String> = kept.keys().collect();
+        kept.sort();
+        assert_eq!(kept, ["search/en/t1.0123456789.js"]);
+    }
+
+    #[test]
+    fn hashed_search_files_are_told_by_name() {
+        assert!(is_hashed_search_file("search/en/t3.1a2b3c4d5e.js"));
+        assert!(is_hashed_search_file("search/ar/d0.0000000000.js"));
+        assert!(!is_hashed_search_file("search/en/t3.js"));
+        assert!(!is_hashed_search_file("search/en/t3.1a2b3c4d5.js"));
+        assert!(!is_hashed_search_file("search/en/t3.1a2b3c4d5g.js"));
+        assert!(!is_hashed_search_file("casebook.1a2b3c4d5e.js"));
+        assert!(!is_hashed_search_file("search/index.html"));
+    }
+}
