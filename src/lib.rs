@@ -16,20 +16,24 @@ mod config;
 mod content;
 mod error;
 mod fault;
+mod hashing;
 mod html;
 mod images;
 mod import;
 mod init;
+mod integrity;
 mod locale;
 mod markdown;
 mod output;
 mod paths;
+mod public_key;
 mod render;
 mod search;
 pub mod serve;
 mod signing;
 mod site;
 mod theme;
+mod timing;
 mod verify;
 
 use std::path::PathBuf;
@@ -42,8 +46,8 @@ pub use images::{Progress, Shard};
 pub use import::{FieldChange, ImportOptions, ImportReport, import, template};
 pub use init::init;
 pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
-use site::Stopwatch;
 pub use site::{BuildOptions, Notice, Notices, Signing};
+use timing::Stopwatch;
 pub use verify::{ReleaseInfo, Verified, VerifyOptions};
 
 /// What a build produced, for the summary line.

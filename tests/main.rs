@@ -16,6 +16,7 @@ mod failures;
 mod i18n;
 mod images;
 mod import;
+mod layers;
 mod links;
 mod search;
 mod serve;

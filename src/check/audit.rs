@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::error::Diagnostic;
-use crate::images::hex;
+use crate::hashing::hex;
 use crate::site::State;
 
 /// Every segment of a JPEG, scans included: (marker, payload). Metadata can hide between

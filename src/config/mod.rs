@@ -20,7 +20,7 @@ use toml::Spanned;
 
 use crate::error::{Diagnostic, Diagnostics, Error, Located, Result, toml_error};
 use crate::locale::{self, Digits};
-use crate::signing::PublicKey;
+use crate::public_key::PublicKey;
 use schema::RawCases;
 pub(crate) use schema::{CaseSchema, FieldDef, FieldType, is_url_safe};
 pub(crate) use settings::{ImageConfig, SearchConfig, SearchWeights, Sensitivity};

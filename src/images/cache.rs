@@ -22,8 +22,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::Shard;
 use super::pipeline::Encoded;
-use super::{Shard, hex};
+use crate::hashing::hex;
 
 /// The index of a full build.
 const INDEX: &str = "index.json";
@@ -187,7 +188,7 @@ impl Cache {
         let entries = self.previous.jobs.get(key)?;
         let intact = entries
             .iter()
-            .all(|e| super::unhex(&e.sha256).is_some_and(|h| self.present.contains(&h)));
+            .all(|e| crate::hashing::unhex(&e.sha256).is_some_and(|h| self.present.contains(&h)));
         if !intact {
             return None;
         }
@@ -272,7 +273,7 @@ fn list_images(dir: &Path) -> FxHashSet<[u8; 32]> {
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let name = e.file_name();
-            super::unhex(name.to_str()?.strip_suffix(".jpg")?)
+            crate::hashing::unhex(name.to_str()?.strip_suffix(".jpg")?)
         })
         .collect()
 }

@@ -8,7 +8,6 @@
 mod budget;
 mod cache;
 pub(crate) mod decode;
-pub(crate) mod manifest;
 pub(crate) mod pipeline;
 
 use std::collections::BTreeMap;
@@ -26,6 +25,7 @@ use crate::config::Config;
 use crate::content::Corpus;
 use crate::content::photos::{PhotoSpec, Region};
 use crate::error::{Diagnostic, Diagnostics, Result};
+use crate::hashing::hex;
 use crate::output::{Data, Output};
 
 /// Changing how pixels are produced must change every cache key.
@@ -453,56 +453,4 @@ fn published(
         redactions: spec.redact.clone(),
         quality: config.images.quality,
     })
-}
-
-/// A SHA-256 from its 64 hex digits.
-pub(crate) fn unhex(text: &str) -> Option<[u8; 32]> {
-    if text.len() != 64 {
-        return None;
-    }
-    // Called for every file of a warm archive: no parsing machinery.
-    fn nibble(digit: u8) -> Option<u8> {
-        match digit {
-            b'0'..=b'9' => Some(digit - b'0'),
-            b'a'..=b'f' => Some(digit - b'a' + 10),
-            b'A'..=b'F' => Some(digit - b'A' + 10),
-            _ => None,
-        }
-    }
-    let mut out = [0u8; 32];
-    for (byte, pair) in out.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
-        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
-    }
-    Some(out)
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    // Called for every leaf and proof hash of the archive: no formatting machinery.
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        text.push(DIGITS[usize::from(b >> 4)] as char);
-        text.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{hex, unhex};
-
-    #[test]
-    fn hex_round_trips_and_bad_digits_are_refused() {
-        let bytes: [u8; 32] = std::array::from_fn(|i| (i * 37 + 5) as u8);
-        let text = hex(&bytes);
-        assert_eq!(unhex(&text), Some(bytes));
-        assert_eq!(unhex(&text.to_uppercase()), Some(bytes));
-        assert_eq!(unhex(&text[..62]), None, "too short");
-        assert_eq!(
-            unhex(&format!("{}g0", &text[..62])),
-            None,
-            "not a hex digit"
-        );
-        assert_eq!(unhex(&format!("{}é", &text[..62])), None, "not ASCII");
-    }
 }

@@ -5,6 +5,7 @@
 //! remembers what the last build published, so the next one neither rewrites nor re-reads
 //! unchanged files, and can leave unchanged pages unrendered.
 
+mod beside;
 mod journal;
 mod record;
 mod stage;
@@ -13,9 +14,10 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, Result};
+pub(crate) use beside::{Lock, recover};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
 pub(crate) use stage::Stage;
-pub(crate) use write::{Lock, recover, write};
+pub(crate) use write::write;
 
 /// The longest name of one file or folder that common file systems accept (ext4, XFS,
 /// Btrfs, APFS: 255 bytes; NTFS and exFAT: 255 UTF-16 units, never fewer than bytes).
@@ -50,7 +52,7 @@ pub(crate) fn unwritable_paths<'a>(
     paths: impl Iterator<Item = &'a str>,
 ) -> Vec<Diagnostic> {
     let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-    let beside = write::staging_dir(&abs);
+    let beside = beside::staging_dir(&abs);
     let base = abs.as_os_str().len().max(beside.as_os_str().len()) + 1;
     let mut problems = Vec::new();
     for path in paths {

@@ -126,7 +126,7 @@ impl Prior {
             path: path.to_string(),
             data: Data::Published {
                 file: self.out.join(path),
-                sha256: crate::images::hex(&entry.sha256),
+                sha256: crate::hashing::hex(&entry.sha256),
                 size: entry.stamp.size,
             },
         })

@@ -14,8 +14,9 @@ use std::thread::JoinHandle;
 
 use sha2::{Digest, Sha256};
 
+use super::beside::{new_staging, staging_dir};
 use super::record::Stamp;
-use super::write::{IO_THREADS, create_folder, folders_of, new_staging, staging_dir, write_file};
+use super::write::{IO_THREADS, create_folder, folders_of, write_file};
 use super::{Data, Output, PathMap, PathSet};
 use crate::error::{Error, Result};
 
@@ -100,7 +101,7 @@ impl Stage {
             Data::Bytes(bytes) => {
                 let data = Data::Staged {
                     file: self.dir.join(&path),
-                    sha256: crate::images::hex(&Sha256::digest(&bytes)),
+                    sha256: crate::hashing::hex(&Sha256::digest(&bytes)),
                     size: bytes.len() as u64,
                 };
                 // A writer that failed keeps taking (and dropping) pages; `finish` says so.
@@ -240,7 +241,7 @@ mod tests {
             panic!("not staged: {:?}", staged[7].data);
         };
         assert_eq!(std::fs::read(file).unwrap(), b"page 7");
-        assert_eq!(*sha256, crate::images::hex(&Sha256::digest(b"page 7")));
+        assert_eq!(*sha256, crate::hashing::hex(&Sha256::digest(b"page 7")));
         assert_eq!(*size, 6);
         assert_eq!(done.stamps["cases/c7/index.html"].size, 6);
         let dir = done.dir.clone();

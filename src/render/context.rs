@@ -13,10 +13,10 @@ use tera::{Context, Value};
 
 use super::chart_data::{self, ChartData};
 use super::facets::Facet;
-use super::fingerprint::Hasher;
 use super::views::Link;
 use crate::config::Config;
 use crate::content::{Corpus, Meta};
+use crate::hashing::Hasher;
 use crate::theme::Theme;
 
 /// Declares the shared values: the struct, its keys in declaration order and its fields
@@ -255,7 +255,7 @@ fn verify_paths(config: &Config, lang: &str) -> serde_json::Value {
     use crate::signing::{PUBLIC_KEY_FILE, SIGNATURE_FILE};
     serde_json::json!({
         "path": verify_page_path(config, lang),
-        "manifest": format!("/{}", crate::images::manifest::MANIFEST),
+        "manifest": format!("/{}", crate::integrity::manifest::MANIFEST),
         "signature": format!("/{SIGNATURE_FILE}"),
         "proofs": format!("/{}", crate::signing::PROOFS_DIR),
         "public_key": config.public_key.as_ref().map(|k| k.to_base64()),

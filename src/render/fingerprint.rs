@@ -11,11 +11,10 @@
 
 use std::collections::HashMap;
 
-use xxhash_rust::xxh3::Xxh3;
-
 use super::context::Shared;
 use super::incremental::shared_reads;
 use crate::config::Config;
+use crate::hashing::{Hasher, casebook_identity};
 use crate::output::{Fingerprint, Prior};
 use crate::theme::Theme;
 
@@ -101,104 +100,5 @@ impl<'a> Unchanged<'a> {
         }
         h.bytes(&own.to_le_bytes());
         Some(h.digest())
-    }
-}
-
-/// This casebook: its version, and its executable's size and time, since a rebuilt casebook
-/// may render differently under the same version number.
-pub(crate) fn casebook_identity() -> String {
-    let exe = std::env::current_exe().and_then(std::fs::metadata);
-    let stamp = exe.map(|m| (m.len(), m.modified().ok())).ok();
-    format!("{} {stamp:?}", env!("CARGO_PKG_VERSION"))
-}
-
-/// Hashes fields, each with its length first so that no two sequences of fields hash alike.
-#[derive(Default)]
-pub(crate) struct Hasher {
-    state: Xxh3,
-    /// Serialised values are gathered here and hashed in one go.
-    buffer: Vec<u8>,
-}
-
-impl Hasher {
-    pub(crate) fn digest(&self) -> u128 {
-        self.state.digest128()
-    }
-
-    pub(crate) fn bytes(&mut self, bytes: &[u8]) {
-        self.state.update(&(bytes.len() as u64).to_le_bytes());
-        self.state.update(bytes);
-    }
-
-    pub(crate) fn text(&mut self, text: &str) {
-        self.bytes(text.as_bytes());
-    }
-
-    pub(crate) fn number(&mut self, number: u64) {
-        self.state.update(&number.to_le_bytes());
-    }
-
-    /// A value as JSON: typed views serialise their fields in declaration order and their
-    /// maps in key order, so the same value always gives the same text.
-    pub(crate) fn serialized<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
-        let mut buffer = std::mem::take(&mut self.buffer);
-        buffer.clear();
-        let _ = serde_json::to_writer(&mut buffer, value);
-        self.bytes(&buffer);
-        self.buffer = buffer;
-    }
-
-    /// Walks a template value. Not as JSON: tera's maps iterate in a different order in
-    /// each process, so their entries are hashed in key order.
-    pub(crate) fn value(&mut self, value: &tera::Value) {
-        use tera::value::ValueKind as Kind;
-        let kind = value.kind();
-        let tag: u8 = match kind {
-            Kind::Undefined => 0,
-            Kind::None => 1,
-            Kind::Bool => 2,
-            Kind::String => 3,
-            Kind::Array => 4,
-            Kind::Map => 5,
-            Kind::Bytes => 6,
-            _ => 7,
-        };
-        self.state.update(&[tag]);
-        match kind {
-            Kind::Undefined | Kind::None => {}
-            Kind::Bool => self
-                .state
-                .update(&[u8::from(value.as_bool() == Some(true))]),
-            Kind::String => {
-                // A safe string is not escaped: the same text renders differently.
-                self.state.update(&[u8::from(value.is_safe())]);
-                self.text(value.as_str().unwrap_or_default());
-            }
-            Kind::Array => {
-                let items = value.as_array().unwrap_or_default();
-                self.state.update(&(items.len() as u64).to_le_bytes());
-                for item in items {
-                    self.value(item);
-                }
-            }
-            Kind::Map => {
-                let mut entries: Vec<_> = value.as_map().into_iter().flatten().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                self.state.update(&(entries.len() as u64).to_le_bytes());
-                for (key, item) in entries {
-                    match key.as_str() {
-                        Some(text) => self.text(text),
-                        None => {
-                            self.state.update(&[0xff]);
-                            self.text(&key.to_string());
-                        }
-                    }
-                    self.value(item);
-                }
-            }
-            Kind::Bytes => self.bytes(value.as_bytes().unwrap_or_default()),
-            // Numbers, and any kind a later tera adds, as JSON.
-            _ => self.serialized(value),
-        }
     }
 }

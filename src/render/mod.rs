@@ -31,7 +31,7 @@ use crate::theme::{Theme, error_chain};
 use context::PageContext;
 pub(crate) use context::{Shared, verify_page_path};
 pub(crate) use facets::{Facet, FacetValue};
-pub(crate) use fingerprint::{Unchanged, casebook_identity};
+pub(crate) use fingerprint::Unchanged;
 pub(crate) use link_cache::{FILE as LINK_CACHE_FILE, LinkCache};
 pub(crate) use paginator::paginated_path;
 use paginator::paginator;

@@ -111,7 +111,7 @@ impl Prepared {
             self.items
                 .par_iter()
                 .map(|item| {
-                    let mut h = super::fingerprint::Hasher::default();
+                    let mut h = crate::hashing::Hasher::default();
                     h.value(item);
                     Value::from(format!("{:032x}", h.digest()))
                 })

@@ -576,7 +576,7 @@ fn script_file(dir: &str, name: &str, data: &serde_json::Value) -> (String, Outp
         serde_json::to_string(name).expect("a string serialises"),
         serde_json::to_string(data).expect("JSON values serialise")
     );
-    let hash = crate::images::hex(&sha2::Sha256::digest(body.as_bytes()));
+    let hash = crate::hashing::hex(&sha2::Sha256::digest(body.as_bytes()));
     let file = format!("{name}.{}.js", &hash[..10]);
     (
         file.clone(),

@@ -152,7 +152,7 @@ fn shards_are_sorted_runs_and_files_are_hashed() {
         }
         // Content-hashed name.
         use sha2::Digest;
-        let hash = crate::images::hex(&sha2::Sha256::digest(o.read().unwrap()));
+        let hash = crate::hashing::hex(&sha2::Sha256::digest(o.read().unwrap()));
         assert!(file.contains(&hash[..10]), "{file}");
     }
     // Chunks hold a bounded number of documents.

@@ -9,8 +9,6 @@
 //! Signing is deterministic (Ed25519 without added randomness, and no clock time unless
 //! asked for), so two signed builds of the same input are byte-identical.
 
-pub(crate) mod merkle;
-
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
@@ -19,6 +17,8 @@ use blake2::{Blake2b512, Digest};
 use ed25519_dalek::Signer;
 
 use crate::error::{Diagnostic, Error, Result};
+pub use crate::public_key::PublicKey;
+use crate::public_key::{COMMENT_PREFIX, key_id};
 
 /// The signature, beside the manifest.
 pub(crate) const SIGNATURE_FILE: &str = "manifest.json.minisig";
@@ -28,7 +28,7 @@ pub(crate) const PROOFS_DIR: &str = "verify/proofs/";
 pub(crate) const CHUNKS_FILE: &str = "verify/chunks.json";
 /// The files made after the manifest, which it therefore cannot list (with the proofs).
 pub(crate) const UNLISTED_FILES: [&str; 3] = [
-    crate::images::manifest::MANIFEST,
+    crate::integrity::manifest::MANIFEST,
     SIGNATURE_FILE,
     CHUNKS_FILE,
 ];
@@ -45,70 +45,9 @@ pub(crate) const SECRET_KEY_NAME: &str = "casebook.key";
 /// The public half, beside it.
 pub(crate) const PUBLIC_KEY_NAME: &str = "casebook.pub";
 
-const COMMENT_PREFIX: &str = "untrusted comment: ";
 const TRUSTED_PREFIX: &str = "trusted comment: ";
 /// The trusted comment's first word: what the signature is for.
 const RELEASE: &str = "casebook-release";
-
-/// A minisign public key: its 8-byte key ID and the Ed25519 key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PublicKey {
-    keynum: [u8; 8],
-    key: [u8; 32],
-}
-
-impl PublicKey {
-    /// Reads a public key given as its base64 line (`RWQ…`) or as a whole minisign `.pub` file.
-    pub fn parse(text: &str) -> std::result::Result<PublicKey, String> {
-        let line = text
-            .lines()
-            .map(str::trim)
-            .rfind(|l| !l.is_empty() && !l.starts_with(COMMENT_PREFIX))
-            .unwrap_or_default();
-        let bytes = BASE64
-            .decode(line)
-            .map_err(|_| "not a minisign public key (expected a base64 line such as RWQ…)")?;
-        if bytes.len() != 42 || &bytes[..2] != b"Ed" {
-            return Err("not a minisign Ed25519 public key (wrong length or algorithm)".into());
-        }
-        Ok(PublicKey {
-            keynum: bytes[2..10].try_into().expect("8 bytes"),
-            key: bytes[10..].try_into().expect("32 bytes"),
-        })
-    }
-
-    /// Reads a public key file (`casebook.pub`, or any minisign `.pub` file).
-    pub fn read(path: &Path) -> Result<PublicKey> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        PublicKey::parse(&text).map_err(|m| Error::one(Diagnostic::new(path, m)))
-    }
-
-    /// The base64 line, as written in `casebook.toml` and given to `minisign -P`.
-    pub fn to_base64(&self) -> String {
-        let mut bytes = b"Ed".to_vec();
-        bytes.extend_from_slice(&self.keynum);
-        bytes.extend_from_slice(&self.key);
-        BASE64.encode(bytes)
-    }
-
-    /// The key ID as minisign prints it.
-    pub fn id(&self) -> String {
-        key_id(&self.keynum)
-    }
-
-    /// The public key file (`.well-known/casebook.pub`).
-    pub(crate) fn file_text(&self) -> String {
-        format!(
-            "{COMMENT_PREFIX}minisign public key {}\n{}\n",
-            self.id(),
-            self.to_base64()
-        )
-    }
-}
-
-fn key_id(keynum: &[u8; 8]) -> String {
-    format!("{:016X}", u64::from_le_bytes(*keynum))
-}
 
 /// A secret key, decrypted, ready to sign.
 #[derive(Clone)]
@@ -408,7 +347,7 @@ pub(crate) fn verify(
             "the signature is valid but its trusted comment is not a casebook release: `{comment}`"
         )
     })?;
-    let sha256 = crate::images::hex(&sha2::Sha256::digest(data));
+    let sha256 = crate::hashing::hex(&sha2::Sha256::digest(data));
     if release.manifest_sha256 != sha256 {
         return Err(format!(
             "the signature is for another manifest (SHA-256 {}, this one is {sha256})",
@@ -462,7 +401,7 @@ mod tests {
     fn release() -> Release {
         Release {
             merkle_root: "ab".repeat(32),
-            manifest_sha256: crate::images::hex(&sha2::Sha256::digest(b"manifest")),
+            manifest_sha256: crate::hashing::hex(&sha2::Sha256::digest(b"manifest")),
             base_url: "https://example.org/".into(),
             timestamp: None,
             label: Some("2026 release 1".into()),

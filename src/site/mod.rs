@@ -18,6 +18,7 @@ mod export;
 mod feeds;
 mod files;
 mod options;
+mod publish;
 mod release;
 mod whole;
 
@@ -28,17 +29,19 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::content::{Corpus, ParseCache};
 use crate::error::{Diagnostic, Error, Result};
-use crate::images::{self, ImageSet, manifest};
+use crate::images::{self, ImageSet};
+use crate::integrity::manifest;
 use crate::output::{self, Output, PathSet};
 use crate::render::{
     self, HtmlPage, LinkCache, Prepared, RenderOptions, Renderer, Shared, incremental,
 };
 use crate::search::{SearchIndex, TermCache};
 use crate::theme::Theme;
+pub(crate) use crate::timing::Stopwatch;
 pub(crate) use files::Files;
 use files::{Merge, Stale};
-pub(crate) use options::Stopwatch;
 pub use options::{BuildOptions, Notice, Notices};
+pub(crate) use publish::Publishing;
 pub use release::Signing;
 
 /// What one step of a build changed.
@@ -89,21 +92,6 @@ pub struct Session {
     links: Option<LinkCache>,
     /// Where a one-shot build is going to be written (`casebook build`).
     publishing: Option<Publishing>,
-}
-
-/// The output folder of a one-shot build as the build found it, and what the write stage
-/// records of each page.
-#[derive(Debug, Default)]
-pub(crate) struct Publishing {
-    pub(crate) out: PathBuf,
-    /// Scanned while the content loads; `None` until then.
-    pub(crate) prior: Option<output::Prior>,
-    /// Each rendered page's fingerprint, by output path.
-    pub(crate) fingerprints: output::PathMap<output::Fingerprint>,
-    /// A new output folder's pages, written while the build goes on.
-    pub(crate) stage: Option<output::Stage>,
-    /// Held from before the folder is looked at until the build ends.
-    pub(crate) lock: Option<output::Lock>,
 }
 
 /// One successful build, held by `Arc`s so that a rebuild reuses what did not change and a
@@ -301,21 +289,7 @@ impl Session {
         // The output folder is scanned on another thread while the content loads: the one
         // waits on the disk, the other mostly on the CPU.
         let scan = match (&mut self.publishing, old) {
-            (Some(p), None) => {
-                // A build stopped after its commit is completed first, even if this one
-                // fails: the output is then whole again.
-                let cache = config.root.join(&config.images.cache_dir);
-                output::check_output_dir(&config.root, &p.out, &cache)?;
-                p.lock = Some(output::Lock::take(&p.out)?);
-                let record = cache_file(&config, output::RECORD_FILE);
-                for done in output::recover(&p.out, &record)? {
-                    Notices::tell(self.options.notices.as_ref(), Notice::Note(done));
-                }
-                let out = p.out.clone();
-                Some(std::thread::spawn(move || {
-                    output::Prior::load(&out, &record)
-                }))
-            }
+            (Some(p), None) => Some(p.open(&config, self.options.notices.as_ref())?),
             _ => None,
         };
         // Content, link and theme problems are independent: report them all together.

@@ -3,7 +3,6 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use crate::error::Diagnostic;
 use crate::images::Progress;
@@ -56,27 +55,4 @@ pub struct BuildOptions {
     pub signing: Option<super::Signing>,
     /// Hears notes and warnings as they come.
     pub notices: Option<Notices>,
-}
-
-/// Times stages of a run.
-#[derive(Debug, Default)]
-pub(crate) struct Stopwatch {
-    last: Option<Instant>,
-    pub(crate) laps: Vec<(&'static str, Duration)>,
-}
-
-impl Stopwatch {
-    pub(crate) fn start() -> Self {
-        Stopwatch {
-            last: Some(Instant::now()),
-            laps: Vec::new(),
-        }
-    }
-
-    pub(crate) fn lap(&mut self, stage: &'static str) {
-        let now = Instant::now();
-        if let Some(last) = self.last.replace(now) {
-            self.laps.push((stage, now - last));
-        }
-    }
 }

@@ -10,9 +10,9 @@ use sha2::{Digest, Sha256};
 use super::State;
 use crate::config::Config;
 use crate::error::{Diagnostic, Error, Result};
-use crate::images::manifest::{CaseRecord, Manifest, WithdrawnRecord};
+use crate::integrity::manifest::{CaseRecord, Manifest, WithdrawnRecord};
+use crate::integrity::merkle::{Chunks, Proof, Tree};
 use crate::output::{self, Output};
-use crate::signing::merkle::{Chunks, Proof, Tree};
 use crate::signing::{
     CHUNKS_FILE, PROOFS_DIR, PUBLIC_KEY_FILE, Release, SIGNATURE_FILE, SigningKey,
 };
@@ -151,7 +151,7 @@ pub(super) fn signature(
         .map_err(|e| Error::io(std::path::Path::new(&manifest.path), e))?;
     let release = Release {
         merkle_root: merkle_root.to_string(),
-        manifest_sha256: crate::images::hex(&Sha256::digest(&bytes)),
+        manifest_sha256: crate::hashing::hex(&Sha256::digest(&bytes)),
         base_url: base_url.to_string(),
         timestamp: signing.timestamp.clone(),
         label: signing.label.clone(),

@@ -8,9 +8,9 @@ use super::{export, feeds};
 use crate::config::Config;
 use crate::content::Corpus;
 use crate::error::{Diagnostic, Diagnostics, Result};
+use crate::hashing::casebook_identity;
 use crate::output::Output;
 use crate::render::Prepared;
-use crate::render::casebook_identity;
 use crate::search::{self, SearchIndex, TermCache};
 
 /// The search index of the prepared site; `terms` (serve) keeps each document's terms for

@@ -14,9 +14,9 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Diagnostic, Error, Result};
-use crate::images::hex;
-use crate::images::manifest::{FileRecord, MANIFEST, Manifest};
-use crate::signing::merkle::{Chunks, Proof, Tree};
+use crate::hashing::hex;
+use crate::integrity::manifest::{FileRecord, MANIFEST, Manifest};
+use crate::integrity::merkle::{Chunks, Proof, Tree};
 use crate::signing::{self, CHUNKS_FILE, PROOFS_DIR, PublicKey, Release, SIGNATURE_FILE};
 
 /// What to check.

@@ -9,11 +9,12 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{ImageSet, PIPELINE_VERSION, hex};
 use crate::content::photos::Region;
 use crate::error::{Diagnostic, Error, Result};
+use crate::hashing::hex;
+use crate::images::{ImageSet, PIPELINE_VERSION};
+use crate::integrity::merkle::Tree;
 use crate::output::{Data, Output};
-use crate::signing::merkle::Tree;
 
 pub(crate) const MANIFEST: &str = "manifest.json";
 
@@ -67,7 +68,7 @@ impl Manifest {
     /// of the published one leaves that file as it is. The Merkle root stands for the files
     /// and cases it is made from; the rest is hashed field by field.
     pub(crate) fn fingerprint(&self) -> u128 {
-        use crate::render::fingerprint::{Hasher, casebook_identity};
+        use crate::hashing::{Hasher, casebook_identity};
         let mut h = Hasher::default();
         h.text(&casebook_identity());
         h.text(&self.generator);

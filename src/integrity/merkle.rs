@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::images::manifest::{CaseRecord, FileRecord};
+use crate::integrity::manifest::{CaseRecord, FileRecord};
 
 /// The format name written in every proof.
 pub(crate) const PROOF_FORMAT: &str = "casebook-merkle-proof-3";
@@ -382,11 +382,11 @@ fn empty_root() -> String {
 }
 
 fn unhex(text: &str) -> Result<Hash, String> {
-    crate::images::unhex(text).ok_or_else(|| format!("`{text}` is not a SHA-256 hash"))
+    crate::hashing::unhex(text).ok_or_else(|| format!("`{text}` is not a SHA-256 hash"))
 }
 
 fn hex(bytes: &Hash) -> String {
-    crate::images::hex(bytes)
+    crate::hashing::hex(bytes)
 }
 
 #[cfg(test)]

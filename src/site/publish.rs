@@ -1,0 +1,51 @@
+//! Where a one-shot build (`casebook build`) is going: the output folder as the build found
+//! it, and what the write stage records of each page. Before anything is loaded, the
+//! folder is checked, locked and put in order after a build that was stopped while writing
+//! it; then it is scanned on another thread while the content loads (the one waits on the
+//! disk, the other mostly on the CPU).
+
+use std::path::PathBuf;
+use std::thread::JoinHandle;
+
+use super::{Notice, Notices, cache_file};
+use crate::config::Config;
+use crate::error::Result;
+use crate::output;
+
+/// The output folder of a one-shot build as the build found it, and what the write stage
+/// records of each page.
+#[derive(Debug, Default)]
+pub(crate) struct Publishing {
+    pub(crate) out: PathBuf,
+    /// Scanned while the content loads; `None` until then.
+    pub(crate) prior: Option<output::Prior>,
+    /// Each rendered page's fingerprint, by output path.
+    pub(crate) fingerprints: output::PathMap<output::Fingerprint>,
+    /// A new output folder's pages, written while the build goes on.
+    pub(crate) stage: Option<output::Stage>,
+    /// Held from before the folder is looked at until the build ends.
+    pub(crate) lock: Option<output::Lock>,
+}
+
+impl Publishing {
+    /// Checks, locks and recovers the output folder, then starts scanning it. A build
+    /// stopped after its commit is completed first, even if this one fails: the output is
+    /// then whole again.
+    pub(super) fn open(
+        &mut self,
+        config: &Config,
+        notices: Option<&Notices>,
+    ) -> Result<JoinHandle<Result<output::Prior>>> {
+        let cache = config.root.join(&config.images.cache_dir);
+        output::check_output_dir(&config.root, &self.out, &cache)?;
+        self.lock = Some(output::Lock::take(&self.out)?);
+        let record = cache_file(config, output::RECORD_FILE);
+        for done in output::recover(&self.out, &record)? {
+            Notices::tell(notices, Notice::Note(done));
+        }
+        let out = self.out.clone();
+        Ok(std::thread::spawn(move || {
+            output::Prior::load(&out, &record)
+        }))
+    }
+}

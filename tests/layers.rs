@@ -1,0 +1,204 @@
+//! The house keeps its shape: every `crate::` path in `src/` points to a lower floor of the
+//! table in CONTRIBUTING.md (section "Layers"). A failure names the file and line.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::support::repo_root;
+
+/// Module name -> floor, from the table between the markers in CONTRIBUTING.md.
+fn floors(contributing: &str) -> BTreeMap<String, u32> {
+    let start = contributing
+        .find("<!-- layers:")
+        .expect("CONTRIBUTING.md has the layers table");
+    let end = contributing[start..]
+        .find("<!-- /layers -->")
+        .expect("the layers table ends")
+        + start;
+    let mut floors = BTreeMap::new();
+    for row in contributing[start..end].lines() {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let Some(floor) = cells.get(1).and_then(|c| c.parse::<u32>().ok()) else {
+            continue;
+        };
+        for module in cells[2].split(',') {
+            let module = module.trim().trim_matches('`');
+            assert!(
+                floors.insert(module.to_string(), floor).is_none(),
+                "CONTRIBUTING.md places `{module}` twice"
+            );
+        }
+    }
+    floors
+}
+
+/// The line without its comment (`//`, `///`, `//!`) and without the text of its string
+/// literals, which may mention paths without importing them.
+fn code_of(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if in_string => {
+                chars.next();
+            }
+            '"' => in_string = !in_string,
+            '/' if !in_string && chars.peek() == Some(&'/') => break,
+            _ if in_string => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The top-level modules a line of code names through `crate::`, grouped imports included
+/// (`crate::{a::X, b}`).
+fn named_modules(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let after = &rest[at + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        found.push(std::mem::take(&mut item));
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 && c != '}' {
+                    item.push(c);
+                }
+            }
+            found.push(item);
+        } else {
+            found.push(after.to_string());
+        }
+        rest = after;
+    }
+    found
+        .into_iter()
+        .map(|s| {
+            s.trim()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<String>()
+        })
+        .filter(|m| !m.is_empty() && m != "self")
+        .collect()
+}
+
+/// Every import of `files` (path relative to `src/`, text) that breaks the floors.
+fn violations(floors: &BTreeMap<String, u32>, files: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (path, text) in files {
+        let module = path
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(".rs")
+            .to_string();
+        let Some(&own) = floors.get(&module) else {
+            problems.push(format!(
+                "src/{path}: module `{module}` is not placed in the layers table of CONTRIBUTING.md"
+            ));
+            continue;
+        };
+        let mut in_block_comment = false;
+        for (i, line) in text.lines().enumerate() {
+            if in_block_comment || line.trim_start().starts_with("/*") {
+                in_block_comment = !line.contains("*/");
+                continue;
+            }
+            for used in named_modules(&code_of(line)) {
+                if used == module {
+                    continue;
+                }
+                match floors.get(&used) {
+                    None => problems.push(format!(
+                        "src/{path}:{}: `crate::{used}` is not placed in the layers table of CONTRIBUTING.md",
+                        i + 1
+                    )),
+                    Some(&floor) if floor >= own => problems.push(format!(
+                        "src/{path}:{}: `{module}` (floor {own}) uses `crate::{used}` (floor {floor}): a module may use only lower floors; move what it needs down",
+                        i + 1
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    problems
+}
+
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap();
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            (rel, std::fs::read_to_string(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_module_uses_only_lower_floors() {
+    let contributing = std::fs::read_to_string(repo_root().join("CONTRIBUTING.md")).unwrap();
+    let floors = floors(&contributing);
+    let problems = violations(&floors, &sources(&repo_root().join("src")));
+    assert!(
+        problems.is_empty(),
+        "{} import(s) break the layers:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_check_catches_upward_sideways_and_unplaced_imports() {
+    let floors: BTreeMap<String, u32> = [("error", 0), ("output", 1), ("config", 1), ("site", 7)]
+        .into_iter()
+        .map(|(m, f)| (m.to_string(), f))
+        .collect();
+    let file = |path: &str, text: &str| (path.to_string(), text.to_string());
+    let problems = violations(
+        &floors,
+        &[
+            file(
+                "output/write.rs",
+                "//! uses crate::site in a comment\nuse crate::error::Error;\nuse crate::site::Stopwatch;\nlet s = \"crate::site\";\n",
+            ),
+            file(
+                "config/mod.rs",
+                "use crate::{error::Error, output::{Data, Output}};\n",
+            ),
+            file(
+                "site/mod.rs",
+                "use crate::config::Config;\nuse crate::output;\n",
+            ),
+            file("newcomer.rs", "use crate::error::Error;\n"),
+            file("error.rs", "fn f() -> crate::nowhere::X {}\n"),
+        ],
+    );
+    assert_eq!(
+        problems,
+        [
+            "src/output/write.rs:3: `output` (floor 1) uses `crate::site` (floor 7): a module may use only lower floors; move what it needs down",
+            "src/config/mod.rs:1: `config` (floor 1) uses `crate::output` (floor 1): a module may use only lower floors; move what it needs down",
+            "src/newcomer.rs: module `newcomer` is not placed in the layers table of CONTRIBUTING.md",
+            "src/error.rs:1: `crate::nowhere` is not placed in the layers table of CONTRIBUTING.md",
+        ]
+    );
+}
