@@ -88,6 +88,14 @@ pub enum Error {
     /// Problems in the publisher's input: config, content, templates, links.
     #[error("{}", render_diagnostics(.0))]
     Diagnostics(Vec<Diagnostic>),
+    /// Too many problems to list: the first ones, and how many more there are.
+    #[error("{}", render_many(.shown, *.more))]
+    Many {
+        /// The problems listed.
+        shown: Vec<Diagnostic>,
+        /// How many more were found.
+        more: usize,
+    },
     /// A filesystem operation failed; the path says where.
     #[error("{path}: {source}")]
     Io {
@@ -114,7 +122,7 @@ impl Error {
     /// The diagnostics, if this is an input error.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         match self {
-            Error::Diagnostics(d) => d,
+            Error::Diagnostics(d) | Error::Many { shown: d, .. } => d,
             Error::Io { .. } => &[],
         }
     }
@@ -122,6 +130,33 @@ impl Error {
 
 fn render_diagnostics(diagnostics: &[Diagnostic]) -> String {
     report(diagnostics, "nothing was written")
+}
+
+fn render_many(shown: &[Diagnostic], more: usize) -> String {
+    let mut out = String::new();
+    for d in shown {
+        out.push_str(&format!("error: {d}\n"));
+    }
+    out.push_str(&format!(
+        "... and {} more errors like these\n{} errors found (the first {} are shown); nothing was written",
+        thousands(more),
+        thousands(shown.len() + more),
+        shown.len()
+    ));
+    out
+}
+
+/// `2159899` → `2,159,899`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Every diagnostic on its own `error:` line, then how many there are and `outcome`.

@@ -634,7 +634,7 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             match &e {
-                Error::Diagnostics(_) => eprintln!("{e}"),
+                Error::Diagnostics(_) | Error::Many { .. } => eprintln!("{e}"),
                 Error::Io { .. } => eprintln!("error: {e}"),
             }
             ExitCode::from(1)

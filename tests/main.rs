@@ -16,6 +16,7 @@ mod failures;
 mod i18n;
 mod images;
 mod import;
+mod import_bounded;
 mod layers;
 mod links;
 mod search;

@@ -324,20 +324,8 @@ pub(crate) fn resolve(
     let mut targets = Vec::new();
     for (j, header) in table.header.iter().enumerate() {
         let column = j + 1;
-        let column_is_empty = || {
-            table
-                .rows
-                .iter()
-                .all(|r| r.cells.get(j).is_none_or(|c| c.is_empty()))
-        };
         if header.trim().is_empty() {
-            if !column_is_empty() {
-                diags.push(
-                    table
-                        .at_header(column, "this column has values but no header")
-                        .hint("write the field's name in the first row, e.g. `branch`"),
-                );
-            }
+            // A value under it is reported where it is met (`rows::Checker`).
             targets.push(Target::Ignored);
             continue;
         }

@@ -57,9 +57,31 @@ pub(crate) fn apply(
     ))
 }
 
+/// A TOML string. Text with a line that reads `+++` is written on one line with `\n`
+/// escapes: in a multi-line string that line would end the front matter.
+fn toml_string(text: &str) -> toml_edit::Value {
+    if !text.lines().any(|l| l.trim() == "+++") {
+        return text.into();
+    }
+    let mut quoted = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            '\n' => quoted.push_str("\\n"),
+            '\r' => quoted.push_str("\\r"),
+            '\t' => quoted.push_str("\\t"),
+            c if c.is_control() => quoted.push_str(&format!("\\u{:04X}", c as u32)),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted.parse().unwrap_or_else(|_| text.into())
+}
+
 fn toml_value(value: &FieldValue) -> toml_edit::Value {
     match value {
-        FieldValue::Str(s) | FieldValue::Enum(s) => s.as_str().into(),
+        FieldValue::Str(s) | FieldValue::Enum(s) => toml_string(s),
         FieldValue::Int(i) => (*i).into(),
         FieldValue::Bool(b) => (*b).into(),
         FieldValue::Date(d) => {
@@ -76,7 +98,7 @@ fn toml_value(value: &FieldValue) -> toml_edit::Value {
             .into()
         }
         FieldValue::List(items) => {
-            toml_edit::Value::Array(items.iter().map(String::as_str).collect())
+            toml_edit::Value::Array(items.iter().map(|i| toml_string(i)).collect())
         }
     }
 }
@@ -120,12 +142,12 @@ fn change_toml(
         };
         for photo in photos {
             let mut table = toml_edit::Table::new();
-            table.insert("file", toml_edit::value(photo.file.as_str()));
+            table.insert("file", toml_edit::value(toml_string(&photo.file)));
             if let Some(alt) = &photo.alt {
-                table.insert("alt", toml_edit::value(alt.as_str()));
+                table.insert("alt", toml_edit::value(toml_string(alt)));
             }
             if let Some(caption) = &photo.caption {
-                table.insert("caption", toml_edit::value(caption.as_str()));
+                table.insert("caption", toml_edit::value(toml_string(caption)));
             }
             if let Some(s) = photo.sensitivity {
                 table.insert("sensitivity", toml_edit::value(sensitivity_name(s)));
@@ -243,7 +265,7 @@ pub(crate) fn new_file(
     photos: &[PhotoCell],
 ) -> String {
     let mut doc = toml_edit::DocumentMut::new();
-    doc.insert("title", toml_edit::value(title));
+    doc.insert("title", toml_edit::value(toml_string(title)));
     for (key, value) in fields {
         doc.insert(key, toml_edit::value(toml_value(value)));
     }

@@ -7,6 +7,7 @@
 
 mod columns;
 mod edit;
+mod readback;
 mod rows;
 mod sheet;
 mod template;
@@ -24,7 +25,8 @@ use crate::content::front_matter::{self, Entry};
 use crate::error::{Diagnostic, Error, Result};
 use columns::Mapping;
 use edit::Change;
-use rows::{PhotoCell, Record};
+use rows::{Checker, PhotoCell, Problems, Record};
+use sheet::Item;
 pub use template::template;
 
 /// What `casebook import` is asked to do.
@@ -150,12 +152,12 @@ struct Existing {
 }
 
 /// What to do with one case file: write `text` to `file` and copy `photos` beside it.
-struct Plan {
+pub(crate) struct Plan {
     id: String,
     /// Relative to the site root.
-    file: PathBuf,
-    text: String,
-    photos: Vec<PhotoCell>,
+    pub(crate) file: PathBuf,
+    pub(crate) text: String,
+    pub(crate) photos: Vec<PhotoCell>,
     /// The fields an existing file changes in; `None` for a new file.
     changed: Option<Vec<FieldChange>>,
 }
@@ -175,7 +177,13 @@ fn case_schema(config: &Config) -> Result<&CaseSchema> {
     })
 }
 
-/// Runs an import. On any problem nothing is written and every problem is returned.
+/// The most text the cases of one import may hold while they wait to be written: a sheet of
+/// 100,000 cases holds tens of MiB. A cell can repeat a shared string, so a small workbook can
+/// ask for any amount; this keeps the import's memory bounded whatever the sheet holds.
+const KEPT_TEXT_LIMIT: usize = 128 << 20;
+
+/// Runs an import. On any problem nothing is written and every problem is returned (the
+/// first hundred listed, the rest counted).
 pub fn import(options: &ImportOptions) -> Result<ImportReport> {
     let config = Config::load(&options.root)?;
     let schema = case_schema(&config)?;
@@ -184,44 +192,97 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
         None => Mapping::default(),
     };
     let display = options.file.display().to_string();
-    let table = sheet::read(
+    let mut diags = Problems::default();
+    let existing = existing_cases(&config, schema, &mut diags)?;
+
+    // The sheet is read a row at a time: each row is checked, turned into the file it would
+    // write, and that file read back, before the next row is read.
+    let mut checker: Option<Checker> = None;
+    let mut missing_columns = Vec::new();
+    let mut plans = Vec::new();
+    let mut named = std::collections::HashSet::new();
+    let (mut unchanged, mut creates, mut kept) = (0, false, 0usize);
+    sheet::read(
         &options.file,
         &display,
         options.sheet.as_deref(),
         mapping.csv_delimiter(),
-    )?;
-    let targets = columns::resolve(&table, schema, &mapping).map_err(Error::Diagnostics)?;
-    let mut diags = Vec::new();
-    let records = rows::records(&table, schema, &targets, &mapping, &mut diags);
-    let existing = existing_cases(&config, schema, &mut diags)?;
-
-    let missing_columns = columns::missing_required(schema, &targets);
-    let mut plans = Vec::new();
-    let (mut unchanged, mut creates) = (0, false);
-    for record in &records {
-        match existing.get(&record.id) {
-            Some(file) => match change(schema, record, file) {
-                Ok(Some(plan)) => plans.push(plan),
-                Ok(None) => unchanged += 1,
-                Err(d) => diags.push(d),
-            },
-            None => {
-                creates = true;
-                if !missing_columns.is_empty() {
-                    continue; // reported once below
+        &mut |item| {
+            let checker = match item {
+                Item::Header(table) => {
+                    let targets =
+                        columns::resolve(&table, schema, &mapping).map_err(Error::Diagnostics)?;
+                    missing_columns = columns::missing_required(schema, &targets);
+                    checker = Some(Checker::new(table, targets, schema, &mapping));
+                    return Ok(());
                 }
-                let plan = create(schema, record);
-                if config.root.join(&plan.file).exists() {
-                    diags.push(
-                        Diagnostic::new(&plan.file, format!("the sheet adds case `{}`, but this file is already there with another {}", record.id, schema.id_field))
-                            .hint("correct the id in the sheet or in the file: one folder holds one case"),
-                    );
-                    continue;
+                Item::Empty { first, count } => {
+                    if let Some(c) = checker.as_mut() {
+                        c.empty(first, count);
+                    }
+                    return Ok(());
                 }
-                plans.push(plan);
+                Item::Row(row) => match checker.as_mut() {
+                    Some(c) => (c, row),
+                    None => return Ok(()),
+                },
+            };
+            let (checker, row) = checker;
+            let Some(record) = checker.row(&row, &mut diags) else {
+                return Ok(());
+            };
+            named.insert(record.id.clone());
+            let plan = match existing.get(&record.id) {
+                Some(file) => match change(schema, &record, file) {
+                    Ok(Some(plan)) => plan,
+                    Ok(None) => {
+                        unchanged += 1;
+                        return Ok(());
+                    }
+                    Err(d) => {
+                        diags.push(d);
+                        return Ok(());
+                    }
+                },
+                None => {
+                    creates = true;
+                    if !missing_columns.is_empty() {
+                        return Ok(()); // reported once below
+                    }
+                    let plan = create(schema, &record);
+                    if config.root.join(&plan.file).exists() {
+                        diags.push(
+                            Diagnostic::new(&plan.file, format!("the sheet adds case `{}`, but this file is already there with another {}", record.id, schema.id_field))
+                                .hint("correct the id in the sheet or in the file: one folder holds one case"),
+                        );
+                        return Ok(());
+                    }
+                    plan
+                }
+            };
+            if let Err(d) = readback::check(schema, checker, &row, &record, &plan) {
+                diags.push(d);
+                return Ok(());
             }
-        }
-    }
+            kept += plan.text.len() + record.id.len() + 256;
+            if kept > KEPT_TEXT_LIMIT {
+                return Err(Error::one(
+                    checker
+                        .table
+                        .at(row.at, format!("the cases up to this row hold more than {} MiB of text, more than one import takes", KEPT_TEXT_LIMIT >> 20))
+                        .hint("split the sheet into smaller sheets and import each"),
+                ));
+            }
+            plans.push(plan);
+            Ok(())
+        },
+    )?;
+    let Some(Checker { table, targets, .. }) = checker else {
+        return Err(Error::one(Diagnostic::new(
+            &display,
+            "the sheet has no header row",
+        )));
+    };
     if creates {
         for &i in &missing_columns {
             let field = &schema.fields[i];
@@ -234,13 +295,12 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
         }
     }
     let photos_copied = check_photos(&config, options, &table, &plans, &mut diags);
-    if !diags.is_empty() {
-        return Err(Error::Diagnostics(diags));
+    if let Some(error) = diags.into_error() {
+        return Err(error);
     }
 
     let mut present: Vec<&String> = existing.keys().collect();
     present.sort();
-    let named: std::collections::HashSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
     let mut report = ImportReport {
         sheet: display,
         dry_run: options.dry_run,
@@ -277,7 +337,7 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
 fn existing_cases(
     config: &Config,
     schema: &CaseSchema,
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Problems,
 ) -> Result<HashMap<String, Existing>> {
     let files = crate::content::case_files(config, &schema.section)?;
     let found: Vec<std::result::Result<(String, Existing), Diagnostic>> = files
@@ -470,7 +530,7 @@ fn check_photos(
     options: &ImportOptions,
     table: &sheet::Table,
     plans: &[Plan],
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Problems,
 ) -> usize {
     let adds: Vec<(&Path, &PhotoCell)> = plans
         .iter()

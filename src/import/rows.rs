@@ -1,16 +1,16 @@
 //! Each row of a sheet checked against the case schema, with the same rules as front matter
 //! (`content::case::check_value`), into a `Record` of typed values.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::NaiveDate;
 
 use super::columns::{Mapping, Target};
-use super::sheet::{At, Table, Value};
+use super::sheet::{At, Row, Table, Value};
 use crate::config::{CaseSchema, FieldDef, FieldType, Sensitivity, is_url_safe};
 use crate::content::FieldValue;
 use crate::content::case::check_value;
-use crate::error::Diagnostic;
+use crate::error::{Diagnostic, Error};
 
 /// One row as the site will store it.
 #[derive(Debug, Clone)]
@@ -33,34 +33,135 @@ pub(crate) struct PhotoCell {
     pub(crate) at: At,
 }
 
-/// Every row of `table` that is not blank, checked. All problems are returned together.
-pub(crate) fn records(
-    table: &Table,
-    schema: &CaseSchema,
-    targets: &[Target],
-    mapping: &Mapping,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<Record> {
-    // Blank rows after the last filled one are what spreadsheets keep; a blank row among
-    // filled ones may be a lost case, so it is reported.
-    let last_filled = table
-        .rows
-        .iter()
-        .rposition(|r| !r.cells.iter().all(Value::is_empty));
-    let rows = &table.rows[..last_filled.map_or(0, |i| i + 1)];
-    let id_field = schema.fields.iter().position(|f| f.name == schema.id_field);
-    let mut out = Vec::with_capacity(rows.len());
-    let mut first_row_of: HashMap<String, At> = HashMap::new();
-    for row in rows {
-        if row.cells.iter().all(Value::is_empty) {
+/// The problems of an import: the first `SHOWN` kept, the rest counted. Millions of bad
+/// rows cost a counter, not millions of messages.
+#[derive(Debug, Default)]
+pub(crate) struct Problems {
+    shown: Vec<Diagnostic>,
+    more: usize,
+}
+
+/// How many problems an import lists before it only counts them.
+pub(crate) const SHOWN: usize = 100;
+
+impl Problems {
+    pub(crate) fn push(&mut self, d: Diagnostic) {
+        if self.shown.len() < SHOWN {
+            self.shown.push(d);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    pub(crate) fn extend(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
+        for d in ds {
+            self.push(d);
+        }
+    }
+
+    /// How many there are, shown or not.
+    pub(crate) fn count(&self) -> usize {
+        self.shown.len() + self.more
+    }
+
+    /// The error reporting them: `None` when there are none.
+    pub(crate) fn into_error(self) -> Option<Error> {
+        match (self.shown.is_empty(), self.more) {
+            (true, _) => None,
+            (false, 0) => Some(Error::Diagnostics(self.shown)),
+            (false, more) => Some(Error::Many {
+                shown: self.shown,
+                more,
+            }),
+        }
+    }
+}
+
+/// Checks the rows of one sheet as they come, against the case schema.
+pub(crate) struct Checker<'s> {
+    pub(crate) table: Table,
+    pub(crate) targets: Vec<Target>,
+    schema: &'s CaseSchema,
+    mapping: &'s Mapping,
+    id_field: Option<usize>,
+    first_row_of: HashMap<String, At>,
+    /// Empty rows not yet reported: a blank row among filled ones may be a lost case, but
+    /// blank rows after the last filled one are what spreadsheets keep.
+    empty_run: Option<(At, usize)>,
+    /// Columns already reported as holding values without a header.
+    headerless: HashSet<usize>,
+}
+
+impl<'s> Checker<'s> {
+    pub(crate) fn new(
+        table: Table,
+        targets: Vec<Target>,
+        schema: &'s CaseSchema,
+        mapping: &'s Mapping,
+    ) -> Self {
+        Checker {
+            table,
+            targets,
+            schema,
+            mapping,
+            id_field: schema.fields.iter().position(|f| f.name == schema.id_field),
+            first_row_of: HashMap::new(),
+            empty_run: None,
+            headerless: HashSet::new(),
+        }
+    }
+
+    /// `count` empty rows from `first` on.
+    pub(crate) fn empty(&mut self, first: At, count: usize) {
+        match &mut self.empty_run {
+            Some((_, n)) => *n += count,
+            None => self.empty_run = Some((first, count)),
+        }
+    }
+
+    /// The record of one filled row, or `None` when the row has problems (in `diags`).
+    pub(crate) fn row(&mut self, row: &Row, diags: &mut Problems) -> Option<Record> {
+        let table = &self.table;
+        let (schema, targets, mapping) = (self.schema, &self.targets[..], self.mapping);
+        if let Some((first, count)) = self.empty_run.take() {
+            let message = if count == 1 {
+                "this row is empty".to_string()
+            } else {
+                format!("this row and the {} below it are empty", count - 1)
+            };
             diags.push(
                 table
-                    .at(row.at, "this row is empty")
-                    .hint("delete the empty row (or fill it in): every row between the header and the last case is imported"),
+                    .at(first, message)
+                    .hint("delete the empty rows (or fill them in): every row between the header and the last case is imported"),
             );
-            continue;
         }
-        let before = diags.len();
+        let before = diags.count();
+        let mut headerless: Vec<usize> = row
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(j, c)| {
+                !c.is_empty() && table.header.get(*j).is_none_or(|h| h.trim().is_empty())
+            })
+            .map(|(j, _)| j)
+            .chain(row.stray.iter().copied())
+            .collect();
+        headerless.retain(|j| self.headerless.insert(*j));
+        for j in headerless {
+            diags.push(
+                table
+                    .at(
+                        At {
+                            row: row.at.row,
+                            column: j + 1,
+                        },
+                        "this column has values but no header",
+                    )
+                    .hint("write the field's name in the header row, e.g. `branch`"),
+            );
+        }
+        let first_row_of = &mut self.first_row_of;
+        let id_field = self.id_field;
         let cell_at = |j: usize| At {
             row: row.at.row,
             column: j + 1,
@@ -149,7 +250,7 @@ pub(crate) fn records(
         );
         let Some(id) = id else {
             // An empty id cell is already reported as an empty required field.
-            continue;
+            return None;
         };
         if !is_url_safe(&id) {
             diags.push(
@@ -161,7 +262,7 @@ pub(crate) fn records(
                         slug::slugify(&id)
                     )),
             );
-            continue;
+            return None;
         }
         match first_row_of.get(&id) {
             Some(first) => {
@@ -180,23 +281,22 @@ pub(crate) fn records(
                         .field(&schema.id_field)
                         .hint("each case is one row: merge the two rows, or correct one id"),
                 );
-                continue;
+                return None;
             }
             None => {
                 first_row_of.insert(id.clone(), id_at);
             }
         }
-        if diags.len() > before {
-            continue;
+        if diags.count() > before {
+            return None;
         }
-        out.push(Record {
+        Some(Record {
             id,
             fields,
             title,
             photos,
-        });
+        })
     }
-    out
 }
 
 /// The items of a list cell, trimmed, blanks dropped.
@@ -212,7 +312,7 @@ fn split(text: &str, separator: &str) -> Vec<String> {
 fn photos(
     table: &Table,
     parts: &BTreeMap<Target, (Vec<String>, At)>,
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Problems,
 ) -> Vec<PhotoCell> {
     let Some((files, files_at)) = parts.get(&Target::Photos) else {
         return Vec::new();

@@ -8,6 +8,7 @@ use std::process::Command;
 
 pub mod browser;
 pub mod http;
+pub mod sheets;
 
 use scraper::{Html, Selector};
 
