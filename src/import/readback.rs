@@ -125,3 +125,98 @@ pub(super) fn check(
 fn unwritable(text: &str) -> bool {
     text.contains('\0') || text.lines().any(|l| matches!(l.trim(), "+++" | "---"))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use crate::content::front_matter;
+    use crate::import::{ImportOptions, import};
+
+    /// A copy of the minimal fixture site, to import into.
+    fn site() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minimal");
+        for entry in walkdir::WalkDir::new(&from) {
+            let entry = entry.unwrap();
+            let to = dir.path().join(entry.path().strip_prefix(&from).unwrap());
+            if entry.file_type().is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+            } else {
+                std::fs::copy(entry.path(), &to).unwrap();
+            }
+        }
+        dir
+    }
+
+    /// Cell text with what breaks writers: quotes of every kind, backslashes, line ends,
+    /// front-matter delimiters, control and invisible characters, Arabic, leading signs.
+    fn cell_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("+++".to_string()),
+            Just("---".to_string()),
+            Just("\"\"\"".to_string()),
+            Just("'''".to_string()),
+            Just("\\".to_string()),
+            Just("\n".to_string()),
+            Just("\r\n".to_string()),
+            Just("\r".to_string()),
+            Just("\t".to_string()),
+            Just(" ".to_string()),
+            Just("=".to_string()),
+            Just("'".to_string()),
+            Just("\u{0}".to_string()),
+            Just("\u{7f}".to_string()),
+            Just("\u{feff}".to_string()),
+            Just("\u{2028}".to_string()),
+            Just("\u{200d}".to_string()),
+            Just("محمد".to_string()),
+            "[a-z]{1,4}",
+            any::<char>().prop_map(String::from),
+        ];
+        proptest::collection::vec(piece, 0..10).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any cell text goes through import, the case file and the content parser unchanged
+        /// (as a reader compares it: trimmed, LF line ends), or is refused at its cell.
+        #[test]
+        fn any_cell_text_reads_back_from_the_case_file(text in cell_text()) {
+            let dir = site();
+            let mut sheet = csv::Writer::from_writer(Vec::new());
+            sheet.write_record(["case_id", "number", "branch", "photographed", "synthetic", "note"]).unwrap();
+            sheet.write_record(["c-020", "120", "215", "2012-01-01", "true", text.as_str()]).unwrap();
+            let sheet_path = dir.path().join("sheet.csv");
+            std::fs::write(&sheet_path, sheet.into_inner().unwrap()).unwrap();
+            let result = import(&ImportOptions {
+                root: dir.path().to_path_buf(),
+                file: sheet_path,
+                ..ImportOptions::default()
+            });
+            match result {
+                Err(e) => {
+                    let shown = e.to_string();
+                    prop_assert!(shown.contains("sheet.csv:2:6:"), "refused elsewhere than its cell: {shown}");
+                    prop_assert!(shown.contains("formula"), "refused for another reason: {shown}");
+                }
+                Ok(_) => {
+                    let file = dir.path().join("content/cases/c-020/index.md");
+                    let written = std::fs::read_to_string(&file).unwrap();
+                    let doc = front_matter::parse(&file, &written).unwrap();
+                    let read = doc.entries.iter().find(|e| e.key == "note").and_then(|e| e.value.as_str().map(str::to_string));
+                    let given = match text.strip_prefix('\'') {
+                        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest.to_string(),
+                        _ => text.clone(),
+                    };
+                    let expected = given.trim().replace("\r\n", "\n");
+                    let read = read.map(|r| r.trim().replace("\r\n", "\n")).unwrap_or_default();
+                    prop_assert_eq!(read, expected);
+                }
+            }
+        }
+    }
+}

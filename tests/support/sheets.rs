@@ -63,13 +63,12 @@ pub fn case_row(row: usize, n: usize) -> String {
     format!("<row r=\"{row}\">{cells}</row>")
 }
 
+/// Writes part of a workbook's XML.
+pub type Writes<'a> = &'a mut dyn FnMut(&mut dyn Write) -> io::Result<()>;
+
 /// Writes an XLSX workbook with one sheet, `Cases`: `rows` writes the sheet's rows, and
 /// `strings` (if given) the shared-strings part's `<si>` items.
-pub fn xlsx(
-    path: &Path,
-    rows: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
-    strings: Option<&mut dyn FnMut(&mut dyn Write) -> io::Result<()>>,
-) -> io::Result<()> {
+pub fn xlsx(path: &Path, rows: Writes<'_>, strings: Option<Writes<'_>>) -> io::Result<()> {
     let mut zip = zip::ZipWriter::new(BufWriter::new(File::create(path)?));
     let options = SimpleFileOptions::default().compression_level(Some(9));
     let strings_type = if strings.is_some() {
@@ -101,7 +100,7 @@ pub fn xlsx(
 }
 
 /// Writes an ODS workbook with one sheet, `Cases`, whose `<table:table>` body `rows` writes.
-pub fn ods(path: &Path, rows: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub fn ods(path: &Path, rows: Writes<'_>) -> io::Result<()> {
     let mut zip = zip::ZipWriter::new(BufWriter::new(File::create(path)?));
     let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     zip.start_file("mimetype", stored)?;
