@@ -21,12 +21,15 @@ struct Measured {
 
 /// Runs `casebook import FILE` in `site` under GNU time, which reports the peak memory of
 /// the import alone (a child's own rusage would count the test process it was forked from).
-fn import_measured(site: &SiteTest, file: &str) -> Measured {
+/// `None` (the test passes, saying why) when GNU time is missing, except under CI.
+fn import_measured(site: &SiteTest, file: &str) -> Option<Measured> {
     let time = Path::new("/usr/bin/time");
-    assert!(
-        time.exists(),
-        "these tests measure memory with GNU time: install it with `apt-get install -y time`"
-    );
+    if !time.exists() {
+        let why = "the hostile-sheet tests measure memory with GNU time: install it with `apt-get install -y time`";
+        assert!(std::env::var_os("CI").is_none(), "{why}");
+        eprintln!("skipped: {why}");
+        return None;
+    }
     let peak_path = site.root().join("peak.txt");
     let out = Command::new(time)
         .arg("-f")
@@ -52,11 +55,11 @@ fn import_measured(site: &SiteTest, file: &str) -> Measured {
         .find_map(|l| l.strip_prefix("Command exited with non-zero status "))
         .map_or(0, |c| c.trim().parse().unwrap_or(-1));
     let signalled = peak.contains("Command terminated by signal");
-    Measured {
+    Some(Measured {
         code: (!signalled).then_some(code),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         peak_kib,
-    }
+    })
 }
 
 #[track_caller]
@@ -101,7 +104,9 @@ fn a_cell_in_the_far_corner_is_a_located_error_not_a_512_gib_rectangle() {
             text_cell("XFD1048576", "x")
         )
     });
-    let m = import_measured(&site, "corner.xlsx");
+    let Some(m) = import_measured(&site, "corner.xlsx") else {
+        return;
+    };
     assert_bounded(&m, "far corner");
     assert_eq!(m.code, Some(1), "{}", m.stderr);
     assert!(
@@ -133,7 +138,9 @@ fn a_million_whitespace_rows_are_one_problem_in_little_memory() {
         }
         write!(w, "{}", case_row(1_000_002, 1))
     });
-    let m = import_measured(&site, "blank.xlsx");
+    let Some(m) = import_measured(&site, "blank.xlsx") else {
+        return;
+    };
     assert_bounded(&m, "a million empty rows");
     assert!(
         m.stderr
@@ -158,7 +165,9 @@ fn hundreds_of_thousands_of_bad_rows_list_the_first_hundred_and_count_the_rest()
         }
         Ok(())
     });
-    let m = import_measured(&site, "bad.xlsx");
+    let Some(m) = import_measured(&site, "bad.xlsx") else {
+        return;
+    };
     assert_bounded(&m, "bad rows");
     assert_eq!(m.code, Some(1));
     let listed = m
@@ -199,7 +208,9 @@ fn shared_strings_that_inflate_a_thousandfold_are_refused_before_they_are_read()
     )
     .unwrap();
     assert!(std::fs::metadata(&path).unwrap().len() < 1 << 20);
-    let m = import_measured(&site, "strings.xlsx");
+    let Some(m) = import_measured(&site, "strings.xlsx") else {
+        return;
+    };
     assert_bounded(&m, "shared strings");
     assert!(
         m.stderr
@@ -224,7 +235,9 @@ fn one_cell_of_a_gigabyte_is_refused_as_it_streams() {
         }
         write!(w, "</t></is></c></row>")
     });
-    let m = import_measured(&site, "long.xlsx");
+    let Some(m) = import_measured(&site, "long.xlsx") else {
+        return;
+    };
     assert_bounded(&m, "one long cell");
     assert!(m.stderr.contains("MiB of text"), "{}", m.stderr);
 }
@@ -240,7 +253,9 @@ fn ods_rows_and_cells_repeated_to_the_sheets_end_stay_bounded() {
         write!(w, "<table:table-row table:number-rows-repeated=\"1048574\">{bad}</table:table-row>")
     })
     .unwrap();
-    let m = import_measured(&site, "repeat.ods");
+    let Some(m) = import_measured(&site, "repeat.ods") else {
+        return;
+    };
     assert_bounded(&m, "ODS repeats");
     assert_eq!(m.code, Some(1), "{}", m.stderr);
     assert!(
@@ -256,7 +271,9 @@ fn ods_rows_and_cells_repeated_to_the_sheets_end_stay_bounded() {
 fn an_old_xls_sheet_spanning_sixteen_million_cells_is_refused_before_it_is_read() {
     let site = site();
     sheets::xls_far_corner(&site.root().join("corner.xls")).unwrap();
-    let m = import_measured(&site, "corner.xls");
+    let Some(m) = import_measured(&site, "corner.xls") else {
+        return;
+    };
     assert_bounded(&m, "XLS far corner");
     assert!(
         m.stderr.contains("spans 65536 rows and 256 columns"),
@@ -274,7 +291,9 @@ fn a_line_of_plus_signs_in_a_cell_is_written_so_that_it_reads_back() {
             sheets::HEADER.join(",")
         ),
     );
-    let m = import_measured(&site, "plus.csv");
+    let Some(m) = import_measured(&site, "plus.csv") else {
+        return;
+    };
     assert_eq!(m.code, Some(0), "{}", m.stderr);
     site.build().success();
     // Read back by the next import: nothing changes.
@@ -301,7 +320,9 @@ fn a_formula_hidden_behind_spaces_or_control_characters_is_refused() {
             sheets::HEADER.join(",")
         ),
     );
-    let m = import_measured(&site, "hidden.csv");
+    let Some(m) = import_measured(&site, "hidden.csv") else {
+        return;
+    };
     assert_eq!(m.code, Some(1), "{}", m.stderr);
     assert!(
         m.stderr
@@ -315,7 +336,9 @@ fn a_formula_hidden_behind_spaces_or_control_characters_is_refused() {
         let row = case_row(2, 1).replace("note 1", "\t\u{7}=1+1".replace('\u{7}', "&#7;").as_str());
         write!(w, "{}{row}", header_row())
     });
-    let m = import_measured(&site, "hidden.xlsx");
+    let Some(m) = import_measured(&site, "hidden.xlsx") else {
+        return;
+    };
     assert_eq!(m.code, Some(1), "{}", m.stderr);
     assert!(
         m.stderr
@@ -335,7 +358,9 @@ fn a_valid_workbook_written_by_hand_imports_every_case() {
         }
         Ok(())
     });
-    let m = import_measured(&site, "good.xlsx");
+    let Some(m) = import_measured(&site, "good.xlsx") else {
+        return;
+    };
     assert_eq!(m.code, Some(0), "{}", m.stderr);
     assert!(Path::new(&site.root().join("content/cases/h-0000050/index.md")).exists());
     site.build().success();
