@@ -5,8 +5,8 @@
 #   bash benches/import-memory.sh [BIN]     (default: this checkout's release build)
 #
 # Classes (examples/hostile-sheets.rs, each at most about 10 MB on disk): a cell at XFD1048576;
-# a million whitespace rows; two million bad rows (XLSX) and 700,000 (CSV); two million rows
-# with distinct ids and nothing else; 1.9 million shared
+# a million whitespace rows; two million bad rows (XLSX) and 290,000 (CSV); 1.25 million rows
+# with distinct ids and nothing else; 1.6 million shared
 # strings; shared strings that inflate to 1 GB; a 1 MiB shared string repeated in every row; 200,000
 # rows of whitespace cells; one cell of 1 GiB; an ODS row repeated to the sheet's end with a
 # cell repeated four billion columns; an .xls cell in the far corner; and 100,000 valid cases

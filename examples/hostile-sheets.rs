@@ -66,7 +66,7 @@ fn main() -> std::io::Result<()> {
         &dir.join("distinct-ids.xlsx"),
         &mut |w| {
             write!(w, "{}", header_row())?;
-            for row in 2..2_000_002 {
+            for row in 2..1_250_002 {
                 write!(
                     w,
                     "<row r=\"{row}\">{}</row>",
@@ -81,7 +81,7 @@ fn main() -> std::io::Result<()> {
         &dir.join("shared-strings.xlsx"),
         &mut |w| write!(w, "{}{}", header_row(), case_row(2, 1)),
         Some(&mut |w| {
-            for n in 0..1_900_000 {
+            for n in 0..1_600_000 {
                 write!(w, "<si><t>{n}</t></si>")?;
             }
             Ok(())
@@ -158,7 +158,7 @@ fn main() -> std::io::Result<()> {
     sheets::xls_far_corner(&dir.join("far-corner.xls"))?;
     let mut csv = std::io::BufWriter::new(std::fs::File::create(dir.join("bad-rows.csv"))?);
     writeln!(csv, "{}", sheets::HEADER.join(","))?;
-    for _ in 0..700_000 {
+    for _ in 0..290_000 {
         writeln!(csv, "Bad Id!,x,999,never,nothing,,maybe")?;
     }
     csv.flush()?;

@@ -178,9 +178,9 @@ fn case_schema(config: &Config) -> Result<&CaseSchema> {
 }
 
 /// The most text the cases of one import may hold while they wait to be written: a sheet of
-/// 100,000 cases holds tens of MiB. A cell can repeat a shared string, so a small workbook can
+/// 100,000 cases holds about 50 MiB. A cell can repeat a shared string, so a small workbook can
 /// ask for any amount; this keeps the import's memory bounded whatever the sheet holds.
-const KEPT_TEXT_LIMIT: usize = 128 << 20;
+const KEPT_TEXT_LIMIT: usize = 96 << 20;
 
 /// Runs an import. On any problem nothing is written and every problem is returned (the
 /// first hundred listed, the rest counted).

@@ -84,7 +84,8 @@ pub(crate) struct Checker<'s> {
     schema: &'s CaseSchema,
     mapping: &'s Mapping,
     id_field: Option<usize>,
-    first_row_of: HashMap<String, At>,
+    /// The row each id was first met on: kept small (a sheet may hold millions of ids).
+    first_row_of: HashMap<Box<str>, usize>,
     /// Empty rows not yet reported: a blank row among filled ones may be a lost case, but
     /// blank rows after the last filled one are what spreadsheets keep.
     empty_run: Option<(At, usize)>,
@@ -264,11 +265,11 @@ impl<'s> Checker<'s> {
             );
             return None;
         }
-        match first_row_of.get(&id) {
+        match first_row_of.get(id.as_str()) {
             Some(first) => {
                 let first_place = match &table.sheet {
-                    Some(_) => format!("row {}", first.row),
-                    None => format!("line {}", first.row),
+                    Some(_) => format!("row {first}"),
+                    None => format!("line {first}"),
                 };
                 diags.push(
                     table
@@ -284,7 +285,7 @@ impl<'s> Checker<'s> {
                 return None;
             }
             None => {
-                first_row_of.insert(id.clone(), id_at);
+                first_row_of.insert(id.as_str().into(), id_at.row);
             }
         }
         if diags.count() > before {

@@ -3,7 +3,7 @@
 //! rows, a shared-strings part that inflates a thousandfold. Used by `tests/import_bounded.rs`
 //! and by `examples/hostile-sheets.rs` (for `benches/import-memory.sh`).
 
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
