@@ -578,3 +578,47 @@ fn a_mapping_file_names_a_delimiter_no_guess_would_find() {
         .failure(1)
         .stderr_has("map.toml:1:1: delimiter is not one character");
 }
+
+#[test]
+fn problems_found_while_checking_and_while_making_files_are_listed_in_row_order() {
+    // Rows are checked one after another but made into files in parallel batches of a
+    // thousand: the first hundred problems listed must still be the sheet's first hundred,
+    // in its order. Every 20th row adds a case whose folder holds another case (found while
+    // making its file); every 20th row from the 10th has a bad branch (found while checking).
+    let mut site = SiteTest::fixture("minimal");
+    let mut lines = vec![HEADER.to_string()];
+    let mut expected = Vec::new();
+    for i in 1..=3000 {
+        let id = format!("c-{i:04}");
+        let branch = if i % 20 == 10 { 999 } else { 215 };
+        lines.push(format!("{id},{i},{branch},2012-01-01,,,true,Case {i}"));
+        if i % 20 == 0 {
+            site = site.write(
+                &format!("content/cases/{id}/index.md"),
+                &format!("+++\ntitle = \"Other\"\ncase_id = \"other-{i:04}\"\n+++\n"),
+            );
+        }
+        if i % 20 == 0 || i % 20 == 10 {
+            expected.push(i);
+        }
+    }
+    let site = site.write("sheet.csv", &lines.join("\n"));
+    let run = import(&site, &["sheet.csv"]);
+    run.failure(1)
+        .stderr_has("300 errors found (the first 100 are shown); nothing was written");
+    let listed: Vec<usize> = run
+        .stderr
+        .lines()
+        .filter_map(|line| {
+            let conflict = line.split("the sheet adds case `c-").nth(1);
+            let bad_branch = line.strip_prefix("error: sheet.csv:");
+            match (conflict, bad_branch) {
+                (Some(rest), _) => rest[..4].parse().ok(),
+                // The CSV line of row i is i + 1 (the header is line 1).
+                (None, Some(rest)) => rest.split(':').next()?.parse::<usize>().ok().map(|l| l - 1),
+                _ => None,
+            }
+        })
+        .collect();
+    assert_eq!(listed, expected[..100], "{}", run.stderr);
+}

@@ -284,10 +284,13 @@ fn example(field: &FieldDef) -> String {
 pub(crate) type Problem = (String, Option<String>);
 
 pub(crate) fn check_value(field: &FieldDef, value: &toml::Value) -> Result<FieldValue, Problem> {
-    let found = describe(value);
     let wrong_type = || {
         (
-            format!("expected {}, found {found}", field.kind.describe()),
+            format!(
+                "expected {}, found {}",
+                field.kind.describe(),
+                describe(value)
+            ),
             Some(format!("write it as `{} = {}`", field.name, example(field))),
         )
     };

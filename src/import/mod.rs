@@ -5,6 +5,7 @@
 //! each at its cell. A case the sheet does not name is listed, never deleted; a case it
 //! names is changed only in the fields the sheet has columns for.
 
+mod batch;
 mod columns;
 mod edit;
 mod readback;
@@ -15,6 +16,7 @@ mod template;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -23,8 +25,10 @@ use crate::content::FieldValue;
 use crate::content::case::check_value;
 use crate::content::front_matter::{self, Entry};
 use crate::error::{Diagnostic, Error, Result};
+use batch::{Batch, Gathered, InFlight, Planner};
 use columns::Mapping;
 use edit::Change;
+use readback::Layout;
 use rows::{Checker, PhotoCell, Problems, Record};
 use sheet::Item;
 pub use template::template;
@@ -195,88 +199,84 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
     let mut diags = Problems::default();
     let existing = existing_cases(&config, schema, &mut diags)?;
 
-    // The sheet is read a row at a time: each row is checked, turned into the file it would
-    // write, and that file read back, before the next row is read.
+    // The sheet is read a row at a time and each row checked in order; rows that pass wait
+    // in a small batch to be turned into files and read back on every core.
     let mut checker: Option<Checker> = None;
+    let mut layout: Option<Arc<Layout>> = None;
     let mut missing_columns = Vec::new();
-    let mut plans = Vec::new();
+    let mut batch = Batch::default();
+    let mut in_flight: Option<InFlight> = None;
+    let mut gathered = Gathered::default();
     let mut named = std::collections::HashSet::new();
-    let (mut unchanged, mut creates, mut kept) = (0, false, 0usize);
-    sheet::read(
-        &options.file,
-        &display,
-        options.sheet.as_deref(),
-        mapping.csv_delimiter(),
-        &mut |item| {
-            let checker = match item {
-                Item::Header(table) => {
-                    let targets =
-                        columns::resolve(&table, schema, &mapping).map_err(Error::Diagnostics)?;
-                    missing_columns = columns::missing_required(schema, &targets);
-                    checker = Some(Checker::new(table, targets, schema, &mapping));
-                    return Ok(());
-                }
-                Item::Empty { first, count } => {
-                    if let Some(c) = checker.as_mut() {
-                        c.empty(first, count);
-                    }
-                    return Ok(());
-                }
-                Item::Row(row) => match checker.as_mut() {
-                    Some(c) => (c, row),
-                    None => return Ok(()),
-                },
-            };
-            let (checker, row) = checker;
-            let Some(record) = checker.row(&row, &mut diags) else {
-                return Ok(());
-            };
-            named.insert(record.id.clone());
-            let plan = match existing.get(&record.id) {
-                Some(file) => match change(schema, &record, file) {
-                    Ok(Some(plan)) => plan,
-                    Ok(None) => {
-                        unchanged += 1;
+    let mut creates = false;
+    let planner = Planner {
+        schema,
+        existing: &existing,
+        root: &config.root,
+    };
+    // While one batch of rows is made into files on the pool, the next is read and checked.
+    rayon::in_place_scope(|scope| -> Result<()> {
+        sheet::read_ahead(
+            &options.file,
+            &display,
+            options.sheet.as_deref(),
+            mapping.csv_delimiter(),
+            &mut |item| {
+                let (checker, row) = match item {
+                    Item::Header(table) => {
+                        let targets = columns::resolve(&table, schema, &mapping)
+                            .map_err(Error::Diagnostics)?;
+                        missing_columns = columns::missing_required(schema, &targets);
+                        layout = Some(Arc::new(Layout {
+                            table: table.clone(),
+                            targets: targets.clone(),
+                        }));
+                        checker = Some(Checker::new(table, targets, schema, &mapping));
                         return Ok(());
                     }
-                    Err(d) => {
-                        diags.push(d);
+                    Item::Empty { first, count } => {
+                        if let Some(c) = checker.as_mut() {
+                            c.empty(first, count);
+                        }
                         return Ok(());
                     }
-                },
-                None => {
-                    creates = true;
-                    if !missing_columns.is_empty() {
-                        return Ok(()); // reported once below
+                    Item::Row(row) => match checker.as_mut() {
+                        Some(c) => (c, row),
+                        None => return Ok(()),
+                    },
+                };
+                if let Some(record) = checker.row(&row, &mut batch.problems) {
+                    named.insert(record.id.clone());
+                    let known = existing.contains_key(&record.id);
+                    creates |= !known;
+                    // Without a required column no new case can be made: reported once below.
+                    if known || missing_columns.is_empty() {
+                        batch.push(row, record);
                     }
-                    let plan = create(schema, &record);
-                    if config.root.join(&plan.file).exists() {
-                        diags.push(
-                            Diagnostic::new(&plan.file, format!("the sheet adds case `{}`, but this file is already there with another {}", record.id, schema.id_field))
-                                .hint("correct the id in the sheet or in the file: one folder holds one case"),
-                        );
-                        return Ok(());
-                    }
-                    plan
                 }
-            };
-            if let Err(d) = readback::check(schema, checker, &row, &record, &plan) {
-                diags.push(d);
-                return Ok(());
-            }
-            kept += plan.text.len() + record.id.len() + 256;
-            if kept > KEPT_TEXT_LIMIT {
-                return Err(Error::one(
-                    checker
-                        .table
-                        .at(row.at, format!("the cases up to this row hold more than {} MiB of text, more than one import takes", KEPT_TEXT_LIMIT >> 20))
-                        .hint("split the sheet into smaller sheets and import each"),
-                ));
-            }
-            plans.push(plan);
-            Ok(())
-        },
-    )?;
+                if batch.is_full() {
+                    if let Some(earlier) = in_flight.take() {
+                        earlier.settle(&mut gathered, &mut diags)?;
+                    }
+                    let layout = layout.clone().expect("a row comes after the header");
+                    in_flight = Some(batch.dispatch(scope, &planner, layout));
+                }
+                Ok(())
+            },
+        )?;
+        if let Some(earlier) = in_flight.take() {
+            earlier.settle(&mut gathered, &mut diags)?;
+        }
+        if let Some(layout) = layout.clone() {
+            batch
+                .dispatch(scope, &planner, layout)
+                .settle(&mut gathered, &mut diags)?;
+        }
+        Ok(())
+    })?;
+    let Gathered {
+        plans, unchanged, ..
+    } = gathered;
     let Some(Checker { table, targets, .. }) = checker else {
         return Err(Error::one(Diagnostic::new(
             &display,

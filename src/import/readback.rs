@@ -4,24 +4,30 @@
 //! a case file that the next build or import cannot read.
 
 use super::columns::Target;
-use super::rows::{Checker, PhotoCell, Record};
-use super::sheet::{At, Row, Value};
+use super::rows::{PhotoCell, Record};
+use super::sheet::{At, Row, Table, Value};
 use super::{Plan, meaningful};
 use crate::config::CaseSchema;
 use crate::content::case::check_value;
 use crate::content::front_matter;
 use crate::error::Diagnostic;
 
+/// The sheet's header and what each column fills: all a row's cells need to be located.
+pub(super) struct Layout {
+    pub(super) table: Table,
+    pub(super) targets: Vec<Target>,
+}
+
 pub(super) fn check(
     schema: &CaseSchema,
-    checker: &Checker<'_>,
+    sheet: &Layout,
     row: &Row,
     record: &Record,
     plan: &Plan,
 ) -> Result<(), Diagnostic> {
-    let table = &checker.table;
+    let table = &sheet.table;
     let cell_of = |target: Target| {
-        let column = checker
+        let column = sheet
             .targets
             .iter()
             .position(|t| *t == target)

@@ -59,6 +59,16 @@ impl Problems {
         }
     }
 
+    /// Counts problems that are not listed.
+    pub(crate) fn count_more(&mut self, more: usize) {
+        self.more += more;
+    }
+
+    /// The listed problems and how many more there are.
+    pub(crate) fn into_parts(self) -> (Vec<Diagnostic>, usize) {
+        (self.shown, self.more)
+    }
+
     /// How many there are, shown or not.
     pub(crate) fn count(&self) -> usize {
         self.shown.len() + self.more

@@ -39,6 +39,14 @@ pub(crate) enum Value {
 }
 
 impl Value {
+    /// About how many bytes the value holds, for bounding what waits in memory.
+    pub(crate) fn byte_size(&self) -> usize {
+        match self {
+            Value::Text(t) | Value::Formula(t) | Value::Error(t) => t.len(),
+            _ => 8,
+        }
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         match self {
             Value::Empty => true,
@@ -171,6 +179,52 @@ pub(crate) fn kind(path: &Path) -> Option<Kind> {
         "xlsx" | "xlsm" | "xlsb" | "xls" | "ods" => Some(Kind::Workbook),
         _ => None,
     }
+}
+
+/// Items are handed over from the reading thread in chunks of at most this many, or this
+/// much cell text (whichever comes first).
+const CHUNK_ITEMS: usize = 256;
+const CHUNK_BYTES: usize = 2 << 20;
+
+/// Like [`read`], but the sheet is read on a thread of its own, a chunk ahead of `each`, so
+/// parsing the file overlaps with checking what it gave. At most two chunks wait, so memory
+/// stays bounded; when `each` fails the reader stops at its next chunk.
+pub(crate) fn read_ahead(
+    path: &Path,
+    display: &str,
+    sheet: Option<&str>,
+    delimiter: Option<u8>,
+    each: &mut dyn FnMut(Item) -> Result<()>,
+) -> Result<()> {
+    let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Item>>(1);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            let (mut chunk, mut bytes) = (Vec::new(), 0);
+            read(path, display, sheet, delimiter, &mut |item| {
+                if let Item::Row(row) = &item {
+                    bytes += row.cells.iter().map(Value::byte_size).sum::<usize>();
+                }
+                chunk.push(item);
+                if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
+                    bytes = 0;
+                    send.send(std::mem::take(&mut chunk))
+                        .map_err(|_| Error::one(Diagnostic::new(display, "stopped reading")))?;
+                }
+                Ok(())
+            })?;
+            if !chunk.is_empty() {
+                // The receiver is gone only when `each` failed, whose error is the one told.
+                let _ = send.send(chunk);
+            }
+            Ok(())
+        });
+        let handled = receive.iter().flatten().try_for_each(&mut *each);
+        drop(receive);
+        let read = reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        handled.and(read)
+    })
 }
 
 /// Reads the sheet `sheet` (default: the first) of `path`, handing its header and then each
