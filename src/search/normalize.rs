@@ -1,6 +1,8 @@
 //! Text normalization for search, identical in Rust and in the JavaScript client.
 //!
-//! Lowercase; strip diacritics (decompose, drop combining marks); for Arabic also strip
+//! Compatibility forms folded (NFKC: fullwidth digits, Arabic presentation forms, ligatures);
+//! zero-width and bidirectional control characters dropped; lowercase; strip diacritics
+//! (decompose, drop combining marks); for Arabic also strip
 //! harakat and tatweel, unify alef forms (أ إ آ ٱ -> ا), ى -> ي, ة -> ه; Arabic-Indic and
 //! Persian digits -> ASCII. Terms are split on Unicode word boundaries, except that
 //! identifiers such as `2761/215` are kept whole as well as split; Arabic words starting with
@@ -36,9 +38,9 @@ pub(crate) fn normalize(text: &str) -> String {
 
 fn normalize_unicode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.nfd() {
-        if is_combining_mark(c) || is_arabic_mark(c) || c == '\u{0640}' {
-            continue; // diacritics, harakat, tatweel
+    for c in text.nfkd() {
+        if is_combining_mark(c) || is_arabic_mark(c) || c == '\u{0640}' || is_invisible(c) {
+            continue; // diacritics, harakat, tatweel, zero-width and bidi controls
         }
         let c = match c {
             'أ' | 'إ' | 'آ' | 'ٱ' => 'ا',
@@ -50,9 +52,24 @@ fn normalize_unicode(text: &str) -> String {
         };
         out.extend(c.to_lowercase());
     }
-    // NFD splits آ into ا + madda (a combining mark), so alef forms mostly arrive bare;
+    // NFKD splits آ into ا + madda (a combining mark), so alef forms mostly arrive bare;
     // recompose what is left so other scripts keep their canonical form.
     out.nfc().collect()
+}
+
+/// Characters that change how text is shown or joined, never what it says: the soft hyphen,
+/// zero-width space, joiners and marks, bidirectional embeddings and isolates, the word
+/// joiner and the byte-order mark. Pasted names often carry them.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{FEFF}'
+    )
 }
 
 /// Harakat, Quranic annotation marks and the superscript alef.

@@ -18,6 +18,7 @@
 
   // ---- text: the same rules as the Rust index builder
   var MARK = /\p{M}/u, ARABIC_MARK = /[\u0640\u064B-\u065F\u0670\u06D6-\u06ED]/;
+  var INVISIBLE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
   var ALEF = { "\u0623": 1, "\u0625": 1, "\u0622": 1, "\u0671": 1 };
   var SPACE = /[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000,;]+/;
   var EDGE = /^[^\p{Alphabetic}\p{N}]+|[^\p{Alphabetic}\p{N}]+$/gu;
@@ -26,8 +27,8 @@
 
   function normalize(s) {
     var out = "";
-    for (var c of s.normalize("NFD")) {
-      if (MARK.test(c) || ARABIC_MARK.test(c)) continue;
+    for (var c of s.normalize("NFKD")) {
+      if (MARK.test(c) || ARABIC_MARK.test(c) || INVISIBLE.test(c)) continue;
       var k = c.charCodeAt(0);
       if (ALEF[c]) c = "\u0627";
       else if (c === "\u0649") c = "\u064A";
