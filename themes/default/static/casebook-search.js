@@ -25,13 +25,24 @@
   var COMPOUND = /^[A-Za-z0-9]+(?:\/[A-Za-z0-9]+)+$/;
   var ARTICLE = "\u0627\u0644";
 
-  function normalize(s) {
+  // Arabic function words, kept with their ى (the Rust ARABIC_STOP_WORDS).
+  var STOP = new Set(("\u0639\u0644\u0649 \u0627\u0644\u0649 \u0641\u064A \u0645\u0646 \u0639\u0646 " +
+    "\u062D\u062A\u0649 \u0644\u062F\u0649 \u0645\u062A\u0649 \u0633\u0648\u0649 \u0639\u0646\u062F " +
+    "\u0645\u0639 \u0645\u0646\u0630 \u062B\u0645 \u0627\u0648 \u0627\u0646 \u0644\u0627 \u0644\u0645 " +
+    "\u0644\u0646 \u0645\u0627 \u0642\u062F \u0647\u0644 \u0628\u0644 \u0644\u0643\u0646 " +
+    "\u0627\u0644\u0630\u064A \u0627\u0644\u062A\u064A \u0627\u0644\u0630\u064A\u0646 \u0647\u0630\u0627 " +
+    "\u0647\u0630\u0647 \u0630\u0644\u0643 \u062A\u0644\u0643 \u0647\u0648 \u0647\u064A \u0647\u0645 " +
+    "\u0643\u0627\u0646 \u0643\u0627\u0646\u062A \u0628\u064A\u0646 \u0628\u0639\u062F \u0642\u0628\u0644 " +
+    "\u062F\u0648\u0646 \u062E\u0644\u0627\u0644").split(" "));
+  function foldMaqsura(w) { return w.replace(/\u0649/g, "\u064A"); }
+  function normalize(s) { return foldMaqsura(unfolded(s)); }
+  // Normalization without the ى fold, which comes after function words are known.
+  function unfolded(s) {
     var out = "";
     for (var c of s.normalize("NFKD")) {
       if (MARK.test(c) || ARABIC_MARK.test(c) || INVISIBLE.test(c)) continue;
       var k = c.charCodeAt(0);
       if (ALEF[c]) c = "\u0627";
-      else if (c === "\u0649") c = "\u064A";
       else if (c === "\u0629") c = "\u0647";
       else if (k >= 0x660 && k <= 0x669) c = String(k - 0x660);
       else if (k >= 0x6f0 && k <= 0x6f9) c = String(k - 0x6f0);
@@ -48,7 +59,7 @@
     return out;
   }
   function chunks(s) {
-    return normalize(s).split(SPACE).map(function (c) { return c.replace(EDGE, ""); });
+    return unfolded(s).split(SPACE).map(function (c) { return c.replace(EDGE, ""); });
   }
   function stripArticle(w) {
     return w.indexOf(ARTICLE) === 0 && Array.from(w).length >= 4 ? w.slice(2) : null;
@@ -59,6 +70,8 @@
     chunks(s).forEach(function (c) {
       if (COMPOUND.test(c)) out.push(c);
       words(c).forEach(function (w) {
+        if (STOP.has(w)) return;
+        w = foldMaqsura(w);
         out.push(w);
         var bare = stripArticle(w);
         if (bare) out.push(bare);
@@ -66,13 +79,19 @@
     });
     return out;
   }
-  // Terms a query must match (the Rust `query_terms`).
+  // Terms a query must match (the Rust `query_terms`): function words left out unless the
+  // query holds nothing else.
   function queryTerms(s) {
-    var out = [];
-    function push(t) { if (out.indexOf(t) < 0) out.push(t); }
+    var ws = [], out = [];
     chunks(s).forEach(function (c) {
-      if (COMPOUND.test(c)) return push(c);
-      words(c).forEach(function (w) { push(stripArticle(w) || w); });
+      if (COMPOUND.test(c)) return ws.push([c, false]);
+      words(c).forEach(function (w) { ws.push([w, STOP.has(w)]); });
+    });
+    var onlyStop = ws.every(function (x) { return x[1]; });
+    ws.forEach(function (x) {
+      if (x[1] && !onlyStop) return;
+      var w = foldMaqsura(x[0]), t = COMPOUND.test(w) ? w : stripArticle(w) || w;
+      if (out.indexOf(t) < 0) out.push(t);
     });
     return out;
   }
@@ -241,7 +260,7 @@
       });
     }).then(function (r) {
       // Nothing for the exact word: try it as the beginning of a word.
-      if (r.total || prefixLast || state.typing || !qt.length || Array.from(qt[qt.length - 1]).length < 3) return r;
+      if (r.total || prefixLast || state.typing || !qt.length || Array.from(qt[qt.length - 1]).length < 4) return r;
       return self.search(Object.assign({}, state, { typing: true, q: state.q.trim() }));
     });
   };
