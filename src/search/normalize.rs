@@ -207,7 +207,22 @@ pub(crate) fn query_terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Kept whole, besides its parts: an identifier like `2761/215`, or an ISO date like
+/// `2012-10-01` (so a date query finds that day, not every text with 2012, 10 and 01).
 fn is_compound(chunk: &str) -> bool {
+    is_iso_date(chunk) || is_slashed(chunk)
+}
+
+fn is_iso_date(chunk: &str) -> bool {
+    let bytes = chunk.as_bytes();
+    bytes.len() == 10
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            4 | 7 => *b == b'-',
+            _ => b.is_ascii_digit(),
+        })
+}
+
+fn is_slashed(chunk: &str) -> bool {
     chunk.contains('/')
         && chunk
             .split('/')

@@ -114,6 +114,15 @@ test("identifiers match exactly, compound ones too", { skip }, async () => {
   assert.deepEqual(await all(e, { q: "٢٧٦١" }), ["Case A"]);
 });
 
+test("an ISO date finds that day, not every page with its numbers", { skip }, async () => {
+  const { e } = engine();
+  assert.deepEqual(await all(e, { q: "2012-05-14" }), ["Case A"]);
+  assert.deepEqual(await all(e, { q: "2013-02-01" }), ["Case B"]);
+  // Its parts are still words of their own.
+  assert.ok((await e.search({ q: "2012" })).total >= 2);
+  assert.deepEqual(await all(e, { q: "2012-14-05" }), []);
+});
+
 test("the last word is a prefix while typing", { skip }, async () => {
   const { e } = engine();
   assert.deepEqual((await all(e, { q: "starv", typing: true })).sort(), ["Case A", "Case C", "Case D"]);

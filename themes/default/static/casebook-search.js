@@ -22,7 +22,8 @@
   var ALEF = { "\u0623": 1, "\u0625": 1, "\u0622": 1, "\u0671": 1 };
   var SPACE = /[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000,;]+/;
   var EDGE = /^[^\p{Alphabetic}\p{N}]+|[^\p{Alphabetic}\p{N}]+$/gu;
-  var COMPOUND = /^[A-Za-z0-9]+(?:\/[A-Za-z0-9]+)+$/;
+  // Kept whole as well as split: identifiers like 2761/215 and ISO dates (the Rust is_compound).
+  var COMPOUND = /^(?:[A-Za-z0-9]+(?:\/[A-Za-z0-9]+)+|[0-9]{4}-[0-9]{2}-[0-9]{2})$/;
   var ARTICLE = "\u0627\u0644";
 
   // Arabic function words, kept with their ى (the Rust ARABIC_STOP_WORDS).
@@ -268,7 +269,7 @@
   // Splits `text` into [string, highlighted] runs for the query terms.
   function highlight(text, qt, prefix) {
     var want = [];
-    qt.forEach(function (t) { want.push(t); if (COMPOUND.test(t)) want = want.concat(t.split("/")); });
+    qt.forEach(function (t) { want.push(t); if (COMPOUND.test(t)) want = want.concat(t.split(/[\/-]/)); });
     function hit(w) {
       var n = normalize(w), bare = stripArticle(n);
       return want.some(function (t, i) {
