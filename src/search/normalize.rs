@@ -172,9 +172,10 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
 }
 
 /// The terms a query must match, in order, without repeats: an identifier like `2761/215`
-/// as a whole only, and Arabic words without the article (the index holds that form for
-/// words written with and without it). Arabic function words are left out, unless the query
-/// holds nothing else (`على` alone then looks for `علي`).
+/// as a whole only, and Arabic words as typed, article and all (the client also matches a
+/// word typed with the article without it, ranked below: `الخطيب` finds `خطيب`, while
+/// `الله` is never read as `له` alone). Arabic function words are left out, unless the
+/// query holds nothing else (`على` alone then looks for `علي`).
 #[cfg(test)]
 pub(crate) fn query_terms(text: &str) -> Vec<String> {
     let normalized = unfolded(text);
@@ -195,11 +196,7 @@ pub(crate) fn query_terms(text: &str) -> Vec<String> {
         if stop && !only_stop_words {
             continue;
         }
-        let word = fold_maqsura(&word);
-        let term = match word.strip_prefix("ال") {
-            Some(rest) if rest.chars().count() >= 2 && !is_compound(&word) => rest.to_string(),
-            _ => word,
-        };
+        let term = fold_maqsura(&word);
         if !out.contains(&term) {
             out.push(term);
         }

@@ -59,6 +59,12 @@ test("highlight marks whole words, prefixes and Arabic forms", () => {
   assert.deepEqual(typed.filter((r) => r[1]).map((r) => r[0]), ["starvation", "starved"]);
   const ar = search.highlight("في المستشفى العسكري", ["مستشفي"], false);
   assert.deepEqual(ar.filter((r) => r[1]).map((r) => r[0]), ["المستشفى"]);
+  // A word typed with the article marks the word with or without it; the typed prefix
+  // only the last term's forms.
+  const art = search.highlight("مستشفى المزة", ["المستشفي"], false);
+  assert.deepEqual(art.filter((r) => r[1]).map((r) => r[0]), ["مستشفى"]);
+  const two = search.highlight("Starved eyes, starvation", ["eye", "starv"], true);
+  assert.deepEqual(two.filter((r) => r[1]).map((r) => r[0]), ["Starved", "starvation"]);
   // Only text runs: the caller turns them into text nodes.
   for (const r of runs) assert.equal(typeof r[0], "string");
 });
@@ -136,6 +142,8 @@ test("Arabic: article, taa marbuta and alef maqsura are normalized", { skip }, a
   const { e } = engine();
   assert.deepEqual(await all(e, { q: "مستشفى" }), ["Case B"]);
   assert.deepEqual(await all(e, { q: "المستشفي العسكري" }), ["Case B"]);
+  // Typed with the article, a word still finds it written without (and the other way).
+  assert.deepEqual(await all(e, { q: "العسكري" }), await all(e, { q: "عسكري" }));
 });
 
 test("facet filters narrow results and counts follow", { skip }, async () => {

@@ -80,8 +80,8 @@
     });
     return out;
   }
-  // Terms a query must match (the Rust `query_terms`): function words left out unless the
-  // query holds nothing else.
+  // Terms a query must match (the Rust `query_terms`), as typed: function words left out
+  // unless the query holds nothing else.
   function queryTerms(s) {
     var ws = [], out = [];
     chunks(s).forEach(function (c) {
@@ -91,7 +91,7 @@
     var onlyStop = ws.every(function (x) { return x[1]; });
     ws.forEach(function (x) {
       if (x[1] && !onlyStop) return;
-      var w = foldMaqsura(x[0]), t = COMPOUND.test(w) ? w : stripArticle(w) || w;
+      var t = foldMaqsura(x[0]);
       if (out.indexOf(t) < 0) out.push(t);
     });
     return out;
@@ -167,6 +167,24 @@
       return out;
     });
   };
+  // A query term and what else it matches, with the weight of each: a word typed with the
+  // article also finds the word without it, below (الخطيب finds خطيب; الله still finds الله first).
+  function alternatives(t) {
+    var bare = COMPOUND.test(t) ? null : stripArticle(t);
+    return bare ? [[t, 1], [bare, 0.9]] : [[t, 1]];
+  }
+  Engine.prototype.matchAny = function (t, prefix) {
+    var self = this, alts = alternatives(t);
+    if (alts.length === 1) return this.match(t, prefix);
+    return Promise.all(alts.map(function (a) { return self.match(a[0], prefix); })).then(function (maps) {
+      var out = new Map();
+      maps.forEach(function (m, i) {
+        var k = alts[i][1];
+        m.forEach(function (s, d) { if (!(out.get(d) >= s * k)) out.set(d, s * k); });
+      });
+      return out;
+    });
+  };
   Engine.prototype.codes = function () {
     var m = this.m;
     if (!m.facetsFile) return Promise.resolve([]);
@@ -205,7 +223,7 @@
     });
     var filtering = active.some(function (a) { return a.indexOf(true) >= 0; });
     if (!qt.length && !filtering) return Promise.resolve({ empty: true, terms: [] });
-    var loads = [Promise.all(qt.map(function (t, i) { return self.match(t, prefixLast && i === qt.length - 1); })), this.codes()];
+    var loads = [Promise.all(qt.map(function (t, i) { return self.matchAny(t, prefixLast && i === qt.length - 1); })), this.codes()];
     if (state.sort === "date") loads.push(this.file(m.datesFile));
     return Promise.all(loads).then(function (r) {
       var loaded = performance.now(), maps = r[0], dates = r[2], base = [], scores = new Map();
@@ -268,13 +286,18 @@
 
   // Splits `text` into [string, highlighted] runs for the query terms.
   function highlight(text, qt, prefix) {
+    // [term, whether it is the prefix being typed]: the last query term's forms only.
     var want = [];
-    qt.forEach(function (t) { want.push(t); if (COMPOUND.test(t)) want = want.concat(t.split(/[\/-]/)); });
+    qt.forEach(function (t, i) {
+      var p = prefix && i === qt.length - 1;
+      alternatives(t).forEach(function (a) { want.push([a[0], p]); });
+      if (COMPOUND.test(t)) t.split(/[\/-]/).forEach(function (part) { want.push([part, false]); });
+    });
     function hit(w) {
       var n = normalize(w), bare = stripArticle(n);
-      return want.some(function (t, i) {
-        var p = prefix && i === qt.length - 1;
-        return n === t || bare === t || (p && (n.indexOf(t) === 0 || (bare || "").indexOf(t) === 0));
+      return want.some(function (x) {
+        var t = x[0];
+        return n === t || bare === t || (x[1] && (n.indexOf(t) === 0 || (bare || "").indexOf(t) === 0));
       });
     }
     var out = [];
