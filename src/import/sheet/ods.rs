@@ -47,7 +47,7 @@ pub(super) fn read(
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(event, Event::Empty(_));
                 match e.local_name().as_ref() {
-                    b"table" if attr(e, b"name").as_deref() == Some(name.as_str()) => {
+                    b"table" if parts::attribute(e, b"name").as_deref() == Some(name.as_str()) => {
                         in_sheet = true;
                     }
                     b"table-row" if in_sheet => {
@@ -164,18 +164,18 @@ struct CellStart {
 
 impl CellStart {
     fn of(e: &BytesStart<'_>) -> Self {
-        let kind = attr(e, b"value-type");
+        let kind = parts::attribute(e, b"value-type");
         let value = match kind.as_deref() {
-            Some("date") => attr(e, b"date-value"),
-            Some("boolean") => attr(e, b"boolean-value"),
-            Some("time") => attr(e, b"time-value"),
-            _ => attr(e, b"value"),
+            Some("date") => parts::attribute(e, b"date-value"),
+            Some("boolean") => parts::attribute(e, b"boolean-value"),
+            Some("time") => parts::attribute(e, b"time-value"),
+            _ => parts::attribute(e, b"value"),
         };
         CellStart {
             repeat: repeat(e, b"number-columns-repeated"),
             kind,
             value,
-            formula: attr(e, b"formula"),
+            formula: parts::attribute(e, b"formula"),
         }
     }
 
@@ -251,21 +251,8 @@ fn push_text(cell: &mut Option<(CellStart, String)>, text: &str) -> std::result:
     Ok(())
 }
 
-fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
-    e.attributes().flatten().find_map(|a| {
-        (a.key.local_name().as_ref() == key)
-            .then(|| {
-                let raw = String::from_utf8_lossy(&a.value);
-                quick_xml::escape::unescape(&raw)
-                    .ok()
-                    .map(|v| v.into_owned())
-            })
-            .flatten()
-    })
-}
-
 fn repeat(e: &BytesStart<'_>, key: &[u8]) -> u64 {
-    attr(e, key)
+    parts::attribute(e, key)
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(1)
         .max(1)
@@ -281,7 +268,7 @@ fn sheet_names(zip: &mut parts::Zip, display: &str) -> Result<Vec<String>> {
     loop {
         match reader.read_event_into(&mut buf).map_err(|e| bad(&e))? {
             Event::Start(e) | Event::Empty(e) if e.local_name().as_ref() == b"table" => {
-                if let Some(n) = attr(&e, b"name") {
+                if let Some(n) = parts::attribute(&e, b"name") {
                     names.push(n);
                 }
             }

@@ -147,7 +147,7 @@ fn xml(part: impl Read) -> quick_xml::Reader<BufReader<Bounded<impl Read>>> {
 }
 
 /// The value of the attribute whose local name is `key`.
-fn attribute(e: &quick_xml::events::BytesStart<'_>, key: &[u8]) -> Option<String> {
+pub(super) fn attribute(e: &quick_xml::events::BytesStart<'_>, key: &[u8]) -> Option<String> {
     e.attributes().flatten().find_map(|a| {
         (a.key.local_name().as_ref() == key)
             .then(|| {
