@@ -9,20 +9,23 @@ use std::sync::mpsc::{Receiver, sync_channel};
 
 use rayon::prelude::*;
 
-use super::readback::{self, Layout};
-use super::rows::{Problems, Record};
-use super::sheet::{Row, Value};
+use super::readback;
+use super::rows::{Layout, Problems, Record};
+use super::sheet::Row;
 use super::{Existing, KEPT_TEXT_LIMIT, Plan, change, create};
 use crate::config::CaseSchema;
 use crate::error::{Diagnostic, Error, Result};
 
-/// Rows that passed their checks, waiting to be made into files and read back.
+/// Rows that passed their checks, waiting to be made into files and read back; the batch
+/// before them, being made on the pool; and what the batches before that made.
 #[derive(Default)]
-pub(super) struct Batch {
+pub(super) struct Batches {
     waiting: Vec<Waiting>,
-    /// The batch's row problems, in row order (the first hundred kept, the rest counted).
+    /// The waiting rows' problems, in row order (the first hundred kept, the rest counted).
     pub(super) problems: Problems,
     bytes: usize,
+    in_flight: Option<InFlight>,
+    gathered: Gathered,
 }
 
 struct Waiting {
@@ -37,7 +40,7 @@ struct Waiting {
 const BATCH_ROWS: usize = 1024;
 const BATCH_BYTES: usize = 4 << 20;
 
-/// What the batches have made so far.
+/// What the batches have made.
 #[derive(Default)]
 pub(super) struct Gathered {
     pub(super) plans: Vec<Plan>,
@@ -87,9 +90,9 @@ impl Planner<'_> {
     }
 }
 
-impl Batch {
+impl Batches {
     pub(super) fn push(&mut self, row: Row, record: Record) {
-        self.bytes += row.cells.iter().map(Value::byte_size).sum::<usize>();
+        self.bytes += row.byte_size();
         self.waiting.push(Waiting {
             row,
             record,
@@ -97,18 +100,46 @@ impl Batch {
         });
     }
 
-    pub(super) fn is_full(&self) -> bool {
-        self.waiting.len() >= BATCH_ROWS || self.bytes >= BATCH_BYTES
-    }
-
-    /// Starts making the waiting rows' files on the pool, leaving the batch empty.
-    pub(super) fn dispatch<'scope>(
+    /// Once the waiting rows fill a batch: takes in the batch before them, then starts
+    /// making theirs on the pool.
+    pub(super) fn advance<'scope>(
         &mut self,
         scope: &rayon::Scope<'scope>,
         planner: &'scope Planner<'scope>,
-        layout: Arc<Layout>,
-    ) -> InFlight {
+        layout: &Arc<Layout>,
+        diags: &mut Problems,
+    ) -> Result<()> {
+        if self.waiting.len() < BATCH_ROWS && self.bytes < BATCH_BYTES {
+            return Ok(());
+        }
+        self.settle(diags)?;
+        self.dispatch(scope, planner, layout);
+        Ok(())
+    }
+
+    /// Makes the last rows into files and takes in every batch: all the sheet made.
+    pub(super) fn finish<'scope>(
+        mut self,
+        scope: &rayon::Scope<'scope>,
+        planner: &'scope Planner<'scope>,
+        layout: &Arc<Layout>,
+        diags: &mut Problems,
+    ) -> Result<Gathered> {
+        self.settle(diags)?;
+        self.dispatch(scope, planner, layout);
+        self.settle(diags)?;
+        Ok(self.gathered)
+    }
+
+    /// Starts making the waiting rows' files on the pool (the batch before must be settled).
+    fn dispatch<'scope>(
+        &mut self,
+        scope: &rayon::Scope<'scope>,
+        planner: &'scope Planner<'scope>,
+        layout: &Arc<Layout>,
+    ) {
         let waiting = std::mem::take(&mut self.waiting);
+        let layout = Arc::clone(layout);
         let (done, outcomes) = sync_channel(1);
         scope.spawn(move |_| {
             let made: Vec<Outcome> = waiting
@@ -119,15 +150,22 @@ impl Batch {
             let _ = done.send((waiting, made, layout));
         });
         self.bytes = 0;
-        InFlight {
+        self.in_flight = Some(InFlight {
             problems: std::mem::take(&mut self.problems),
             outcomes,
+        });
+    }
+
+    fn settle(&mut self, diags: &mut Problems) -> Result<()> {
+        match self.in_flight.take() {
+            Some(batch) => batch.settle(&mut self.gathered, diags),
+            None => Ok(()),
         }
     }
 }
 
 /// A batch whose files are being made on the pool.
-pub(super) struct InFlight {
+struct InFlight {
     problems: Problems,
     outcomes: Receiver<(Vec<Waiting>, Vec<Outcome>, Arc<Layout>)>,
 }
@@ -135,7 +173,7 @@ pub(super) struct InFlight {
 impl InFlight {
     /// Takes the batch's outcomes and problems in row order, as if each row had been handled
     /// alone.
-    pub(super) fn settle(self, gathered: &mut Gathered, diags: &mut Problems) -> Result<()> {
+    fn settle(self, gathered: &mut Gathered, diags: &mut Problems) -> Result<()> {
         let (waiting, outcomes, layout) = self
             .outcomes
             .recv()

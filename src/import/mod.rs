@@ -16,7 +16,6 @@ mod template;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -25,10 +24,9 @@ use crate::content::FieldValue;
 use crate::content::case::check_value;
 use crate::content::front_matter::{self, Entry};
 use crate::error::{Diagnostic, Error, Result};
-use batch::{Batch, Gathered, InFlight, Planner};
+use batch::{Batches, Gathered, Planner};
 use columns::Mapping;
 use edit::Change;
-use readback::Layout;
 use rows::{Checker, PhotoCell, Problems, Record};
 use sheet::Item;
 pub use template::template;
@@ -199,14 +197,11 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
     let mut diags = Problems::default();
     let existing = existing_cases(&config, schema, &mut diags)?;
 
-    // The sheet is read a row at a time and each row checked in order; rows that pass wait
-    // in a small batch to be turned into files and read back on every core.
+    // The sheet is read a row at a time and each row checked in order; rows that pass are
+    // made into files and read back a batch at a time on the pool, while the next batch is
+    // read and checked.
     let mut checker: Option<Checker> = None;
-    let mut layout: Option<Arc<Layout>> = None;
     let mut missing_columns = Vec::new();
-    let mut batch = Batch::default();
-    let mut in_flight: Option<InFlight> = None;
-    let mut gathered = Gathered::default();
     let mut named = std::collections::HashSet::new();
     let mut creates = false;
     let planner = Planner {
@@ -214,70 +209,54 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
         existing: &existing,
         root: &config.root,
     };
-    // While one batch of rows is made into files on the pool, the next is read and checked.
-    rayon::in_place_scope(|scope| -> Result<()> {
-        sheet::read_ahead(
-            &options.file,
-            &display,
-            options.sheet.as_deref(),
-            mapping.csv_delimiter(),
-            &mut |item| {
-                let (checker, row) = match item {
-                    Item::Header(table) => {
-                        let targets = columns::resolve(&table, schema, &mapping)
-                            .map_err(Error::Diagnostics)?;
-                        missing_columns = columns::missing_required(schema, &targets);
-                        layout = Some(Arc::new(Layout {
-                            table: table.clone(),
-                            targets: targets.clone(),
-                        }));
-                        checker = Some(Checker::new(table, targets, schema, &mapping));
-                        return Ok(());
-                    }
-                    Item::Empty { first, count } => {
-                        if let Some(c) = checker.as_mut() {
-                            c.empty(first, count);
-                        }
-                        return Ok(());
-                    }
-                    Item::Row(row) => match checker.as_mut() {
-                        Some(c) => (c, row),
-                        None => return Ok(()),
-                    },
-                };
-                if let Some(record) = checker.row(&row, &mut batch.problems) {
-                    named.insert(record.id.clone());
-                    let known = existing.contains_key(&record.id);
-                    creates |= !known;
-                    // Without a required column no new case can be made: reported once below.
-                    if known || missing_columns.is_empty() {
-                        batch.push(row, record);
-                    }
+    let gathered = rayon::in_place_scope(|scope| -> Result<Gathered> {
+        let mut batches = Batches::default();
+        let source = sheet::Source {
+            path: &options.file,
+            display: &display,
+            sheet: options.sheet.as_deref(),
+            delimiter: mapping.csv_delimiter(),
+        };
+        source.read(&mut |item| {
+            let (checker, row) = match item {
+                Item::Header(table) => {
+                    let targets =
+                        columns::resolve(&table, schema, &mapping).map_err(Error::Diagnostics)?;
+                    missing_columns = columns::missing_required(schema, &targets);
+                    checker = Some(Checker::new(table, targets, schema, &mapping));
+                    return Ok(());
                 }
-                if batch.is_full() {
-                    if let Some(earlier) = in_flight.take() {
-                        earlier.settle(&mut gathered, &mut diags)?;
+                Item::Empty { first, count } => {
+                    if let Some(c) = checker.as_mut() {
+                        c.empty(first, count);
                     }
-                    let layout = layout.clone().expect("a row comes after the header");
-                    in_flight = Some(batch.dispatch(scope, &planner, layout));
+                    return Ok(());
                 }
-                Ok(())
-            },
-        )?;
-        if let Some(earlier) = in_flight.take() {
-            earlier.settle(&mut gathered, &mut diags)?;
+                Item::Row(row) => match checker.as_mut() {
+                    Some(c) => (c, row),
+                    None => return Ok(()),
+                },
+            };
+            if let Some(record) = checker.row(&row, &mut batches.problems) {
+                named.insert(record.id.clone());
+                let known = existing.contains_key(&record.id);
+                creates |= !known;
+                // Without a required column no new case can be made: reported once below.
+                if known || missing_columns.is_empty() {
+                    batches.push(row, record);
+                }
+            }
+            batches.advance(scope, &planner, &checker.layout, &mut diags)
+        })?;
+        match &checker {
+            Some(c) => batches.finish(scope, &planner, &c.layout, &mut diags),
+            None => Ok(Gathered::default()),
         }
-        if let Some(layout) = layout.clone() {
-            batch
-                .dispatch(scope, &planner, layout)
-                .settle(&mut gathered, &mut diags)?;
-        }
-        Ok(())
     })?;
     let Gathered {
         plans, unchanged, ..
     } = gathered;
-    let Some(Checker { table, targets, .. }) = checker else {
+    let Some(Checker { layout, .. }) = checker else {
         return Err(Error::one(Diagnostic::new(
             &display,
             "the sheet has no header row",
@@ -287,14 +266,15 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
         for &i in &missing_columns {
             let field = &schema.fields[i];
             diags.push(
-                table
+                layout
+                    .table
                     .at_header(0, format!("required column `{}` is missing: the sheet adds new cases, and each needs it", field.name))
                     .field(&field.name)
                     .hint(format!("add a column headed `{}` ({})", field.name, field.kind.describe())),
             );
         }
     }
-    let photos_copied = check_photos(&config, options, &table, &plans, &mut diags);
+    let photos_copied = check_photos(&config, options, &layout.table, &plans, &mut diags);
     if let Some(error) = diags.into_error() {
         return Err(error);
     }
@@ -317,7 +297,7 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport> {
         write(&options.root, options.photos.as_deref(), &plans)?;
     }
     if let Some(path) = &options.save_mapping {
-        let saved = mapping.completed(&table, &targets, schema);
+        let saved = mapping.completed(&layout.table, &layout.targets, schema);
         crate::output::save_atomically(path, saved.to_toml().as_bytes())
             .map_err(|e| Error::io(path, e))?;
         report.mapping_saved = Some(path.clone());
@@ -392,7 +372,7 @@ fn meaningful(value: Option<FieldValue>) -> Option<FieldValue> {
     value
         .filter(|v| !matches!(v, FieldValue::List(items) if items.is_empty()))
         .map(|v| match v {
-            FieldValue::Str(s) => FieldValue::Str(s.trim().replace("\r\n", "\n")),
+            FieldValue::Str(s) => FieldValue::Str(sheet::lf_line_ends(s.trim())),
             other => other,
         })
 }

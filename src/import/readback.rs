@@ -4,19 +4,13 @@
 //! a case file that the next build or import cannot read.
 
 use super::columns::Target;
-use super::rows::{PhotoCell, Record};
-use super::sheet::{At, Row, Table, Value};
+use super::rows::{Layout, PhotoCell, Record};
+use super::sheet::{At, Row, Value};
 use super::{Plan, meaningful};
 use crate::config::CaseSchema;
 use crate::content::case::check_value;
 use crate::content::front_matter;
 use crate::error::Diagnostic;
-
-/// The sheet's header and what each column fills: all a row's cells need to be located.
-pub(super) struct Layout {
-    pub(super) table: Table,
-    pub(super) targets: Vec<Target>,
-}
 
 pub(super) fn check(
     schema: &CaseSchema,
@@ -139,6 +133,7 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::content::front_matter;
+    use crate::import::sheet::lf_line_ends;
     use crate::import::{ImportOptions, import};
 
     /// A copy of the minimal fixture site, to import into.
@@ -218,8 +213,8 @@ mod tests {
                         Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest.to_string(),
                         _ => text.clone(),
                     };
-                    let expected = given.trim().replace("\r\n", "\n");
-                    let read = read.map(|r| r.trim().replace("\r\n", "\n")).unwrap_or_default();
+                    let expected = lf_line_ends(given.trim());
+                    let read = read.map(|r| lf_line_ends(r.trim())).unwrap_or_default();
                     prop_assert_eq!(read, expected);
                 }
             }

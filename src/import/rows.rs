@@ -2,6 +2,7 @@
 //! (`content::case::check_value`), into a `Record` of typed values.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 
@@ -87,10 +88,16 @@ impl Problems {
     }
 }
 
-/// Checks the rows of one sheet as they come, against the case schema.
-pub(crate) struct Checker<'s> {
+/// The sheet's header and what each column fills: all a row's cells need to be located.
+/// Shared with the batches being made into files while later rows are checked.
+pub(crate) struct Layout {
     pub(crate) table: Table,
     pub(crate) targets: Vec<Target>,
+}
+
+/// Checks the rows of one sheet as they come, against the case schema.
+pub(crate) struct Checker<'s> {
+    pub(crate) layout: Arc<Layout>,
     schema: &'s CaseSchema,
     mapping: &'s Mapping,
     id_field: Option<usize>,
@@ -111,8 +118,7 @@ impl<'s> Checker<'s> {
         mapping: &'s Mapping,
     ) -> Self {
         Checker {
-            table,
-            targets,
+            layout: Arc::new(Layout { table, targets }),
             schema,
             mapping,
             id_field: schema.fields.iter().position(|f| f.name == schema.id_field),
@@ -132,8 +138,8 @@ impl<'s> Checker<'s> {
 
     /// The record of one filled row, or `None` when the row has problems (in `diags`).
     pub(crate) fn row(&mut self, row: &Row, diags: &mut Problems) -> Option<Record> {
-        let table = &self.table;
-        let (schema, targets, mapping) = (self.schema, &self.targets[..], self.mapping);
+        let table = &self.layout.table;
+        let (schema, targets, mapping) = (self.schema, &self.layout.targets[..], self.mapping);
         if let Some((first, count)) = self.empty_run.take() {
             let message = if count == 1 {
                 "this row is empty".to_string()

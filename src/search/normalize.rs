@@ -311,6 +311,13 @@ mod tests {
     fn shared_vectors_hold() {
         let vectors: serde_json::Value =
             serde_json::from_str(include_str!("../../search-vectors.json")).unwrap();
+        let stop_words: Vec<&str> = vectors["stop_words"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .collect();
+        assert_eq!(stop_words, ARABIC_STOP_WORDS);
         for v in vectors["normalize"].as_array().unwrap() {
             assert_eq!(
                 normalize(v["input"].as_str().unwrap()),

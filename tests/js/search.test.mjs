@@ -18,6 +18,10 @@ test("normalization vectors", () => {
   for (const v of vectors.normalize) assert.equal(search.normalize(v.input), v.output, v.input);
 });
 
+test("stop words", () => {
+  assert.deepEqual([...search.stopWords], vectors.stop_words);
+});
+
 test("term vectors", () => {
   for (const v of vectors.terms) assert.deepEqual(search.terms(v.input), v.output, v.input);
 });

@@ -38,6 +38,13 @@ pub(crate) enum Value {
     Error(String),
 }
 
+/// Line ends as case files have them: CRLF (what spreadsheets write inside a cell) and a lone
+/// CR both become LF. Done in one step, so applying it again changes nothing (replacing CRLF
+/// alone would turn `\r\r\n` into a new `\r\n`).
+pub(crate) fn lf_line_ends(text: &str) -> String {
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
 impl Value {
     /// About how many bytes the value holds, for bounding what waits in memory.
     pub(crate) fn byte_size(&self) -> usize {
@@ -60,7 +67,7 @@ impl Value {
         match self {
             Value::Empty => String::new(),
             // Spreadsheets end lines inside a cell with CRLF; case files use LF.
-            Value::Text(t) => t.trim().replace("\r\n", "\n"),
+            Value::Text(t) => lf_line_ends(t.trim()),
             Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", *n as i64),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
@@ -98,6 +105,13 @@ pub(crate) struct Row {
     /// Columns right of the header's last that hold a value in this row (0-based, at most a
     /// few: each is a problem to report, not data).
     pub(crate) stray: Vec<usize>,
+}
+
+impl Row {
+    /// About how many bytes the row's cells hold, for bounding what waits in memory.
+    pub(crate) fn byte_size(&self) -> usize {
+        self.cells.iter().map(Value::byte_size).sum()
+    }
 }
 
 /// What a reader hands on, in the sheet's order.
@@ -186,80 +200,88 @@ pub(crate) fn kind(path: &Path) -> Option<Kind> {
 const CHUNK_ITEMS: usize = 256;
 const CHUNK_BYTES: usize = 2 << 20;
 
-/// Like [`read`], but the sheet is read on a thread of its own, a chunk ahead of `each`, so
-/// parsing the file overlaps with checking what it gave. At most two chunks wait, so memory
-/// stays bounded; when `each` fails the reader stops at its next chunk.
-pub(crate) fn read_ahead(
-    path: &Path,
-    display: &str,
-    sheet: Option<&str>,
-    delimiter: Option<u8>,
-    each: &mut dyn FnMut(Item) -> Result<()>,
-) -> Result<()> {
-    let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Item>>(1);
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(move || {
-            let (mut chunk, mut bytes) = (Vec::new(), 0);
-            read(path, display, sheet, delimiter, &mut |item| {
-                if let Item::Row(row) = &item {
-                    bytes += row.cells.iter().map(Value::byte_size).sum::<usize>();
-                }
-                chunk.push(item);
-                if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
-                    bytes = 0;
-                    send.send(std::mem::take(&mut chunk))
-                        .map_err(|_| Error::one(Diagnostic::new(display, "stopped reading")))?;
-                }
-                Ok(())
-            })?;
-            if !chunk.is_empty() {
-                // The receiver is gone only when `each` failed, whose error is the one told.
-                let _ = send.send(chunk);
-            }
-            Ok(())
-        });
-        let handled = receive.iter().flatten().try_for_each(&mut *each);
-        drop(receive);
-        let read = reader
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        handled.and(read)
-    })
+/// A sheet to read: the file, its name in messages, which of a workbook's sheets (default:
+/// the first) and a CSV file's delimiter, when it is not to be guessed.
+pub(crate) struct Source<'a> {
+    pub(crate) path: &'a Path,
+    pub(crate) display: &'a str,
+    pub(crate) sheet: Option<&'a str>,
+    pub(crate) delimiter: Option<u8>,
 }
 
-/// Reads the sheet `sheet` (default: the first) of `path`, handing its header and then each
-/// row to `each`, which may stop the reading by returning an error. `display` names the file
-/// in messages; `delimiter` is a CSV file's, when it is not to be guessed.
-pub(crate) fn read(
-    path: &Path,
-    display: &str,
-    sheet: Option<&str>,
-    delimiter: Option<u8>,
-    each: &mut dyn FnMut(Item) -> Result<()>,
-) -> Result<()> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    match (kind(path), ext.as_str()) {
-        (Some(Kind::Csv), _) => {
-            if let Some(name) = sheet {
-                return Err(Error::one(
-                    Diagnostic::new(display, format!("--sheet {name}: a CSV file has no sheets"))
+impl Source<'_> {
+    /// Hands the sheet's header and then each row to `each`, which may stop the reading by
+    /// returning an error. The file is read on a thread of its own, a chunk ahead of `each`,
+    /// so parsing it overlaps with checking what it gave; at most two chunks wait, so memory
+    /// stays bounded, and when `each` fails the reader stops at its next chunk.
+    pub(crate) fn read(&self, each: &mut dyn FnMut(Item) -> Result<()>) -> Result<()> {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Item>>(1);
+        std::thread::scope(|scope| {
+            let reader = scope.spawn(move || {
+                let (mut chunk, mut bytes) = (Vec::new(), 0);
+                self.read_here(&mut |item| {
+                    if let Item::Row(row) = &item {
+                        bytes += row.byte_size();
+                    }
+                    chunk.push(item);
+                    if chunk.len() >= CHUNK_ITEMS || bytes >= CHUNK_BYTES {
+                        bytes = 0;
+                        send.send(std::mem::take(&mut chunk)).map_err(|_| {
+                            Error::one(Diagnostic::new(self.display, "stopped reading"))
+                        })?;
+                    }
+                    Ok(())
+                })?;
+                if !chunk.is_empty() {
+                    // The receiver is gone only when `each` failed, whose error is the one told.
+                    let _ = send.send(chunk);
+                }
+                Ok(())
+            });
+            let handled = receive.iter().flatten().try_for_each(&mut *each);
+            drop(receive);
+            let read = reader
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            handled.and(read)
+        })
+    }
+
+    /// Reads the sheet on this thread, handing on each item as it is parsed.
+    fn read_here(&self, each: &mut dyn FnMut(Item) -> Result<()>) -> Result<()> {
+        let Source {
+            path,
+            display,
+            sheet,
+            delimiter,
+        } = *self;
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match (kind(path), ext.as_str()) {
+            (Some(Kind::Csv), _) => {
+                if let Some(name) = sheet {
+                    return Err(Error::one(
+                        Diagnostic::new(
+                            display,
+                            format!("--sheet {name}: a CSV file has no sheets"),
+                        )
                         .hint("leave out --sheet for CSV files"),
-                ));
+                    ));
+                }
+                let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+                csv_file::read(&bytes, display, delimiter, each)
             }
-            let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-            csv_file::read(&bytes, display, delimiter, each)
+            (Some(Kind::Workbook), "ods") => ods::read(path, display, sheet, each),
+            (Some(Kind::Workbook), "xls") => xls::read(path, display, sheet, each),
+            (Some(Kind::Workbook), _) => workbook::read(path, display, sheet, each),
+            (None, _) => Err(Error::one(
+                Diagnostic::new(display, "not a spreadsheet casebook can read")
+                    .hint("save it as .csv, .xlsx or .ods"),
+            )),
         }
-        (Some(Kind::Workbook), "ods") => ods::read(path, display, sheet, each),
-        (Some(Kind::Workbook), "xls") => xls::read(path, display, sheet, each),
-        (Some(Kind::Workbook), _) => workbook::read(path, display, sheet, each),
-        (None, _) => Err(Error::one(
-            Diagnostic::new(display, "not a spreadsheet casebook can read")
-                .hint("save it as .csv, .xlsx or .ods"),
-        )),
     }
 }
 

@@ -310,6 +310,7 @@
   }
 
   api.normalize = normalize;
+  api.stopWords = STOP;
   api.terms = terms;
   api.queryTerms = queryTerms;
   api.decodePostings = decodePostings;
