@@ -13,6 +13,7 @@ use crate::error::{Diagnostics, Located, did_you_mean};
 pub(super) struct RawSearch {
     enabled: bool,
     identifiers: Option<Spanned<Vec<String>>>,
+    names: Option<Spanned<Vec<String>>>,
     weights: RawWeights,
     results_per_page: Spanned<i64>,
 }
@@ -22,6 +23,7 @@ impl Default for RawSearch {
         RawSearch {
             enabled: true,
             identifiers: None,
+            names: None,
             weights: RawWeights::default(),
             results_per_page: Spanned::new(0..0, 10),
         }
@@ -90,6 +92,9 @@ pub(crate) struct SearchConfig {
     /// Case fields matched exactly as identifiers; an entry of several fields joined by `/`
     /// (`detainee_number/branch`) is matched as one identifier such as `2761/215`.
     pub(crate) identifiers: Vec<Vec<String>>,
+    /// Case fields holding person or place names, matched across spellings, scripts and
+    /// single typos (`search::names`).
+    pub(crate) names: Vec<String>,
     pub(crate) weights: SearchWeights,
     pub(crate) results_per_page: usize,
 }
@@ -217,9 +222,33 @@ pub(super) fn resolve_search(
         (None, Some(schema)) => vec![vec![schema.id_field.clone()]],
         (None, None) => Vec::new(),
     };
+    let names = match (&raw.names, cases) {
+        (Some(list), Some(schema)) => {
+            for name in list.get_ref() {
+                if schema.field(name).is_none() {
+                    diags.push(
+                        file.at(list.span(), format!("`{name}` is not a case field"))
+                            .field("search.names")
+                            .hint(did_you_mean(name, schema.fields.iter().map(|f| f.name.as_str())).unwrap_or_else(|| "name fields declared in [[cases.fields]] that hold person or place names".into())),
+                    );
+                }
+            }
+            list.get_ref().clone()
+        }
+        (Some(list), None) => {
+            diags.push(
+                file.at(list.span(), "search names need a case schema")
+                    .field("search.names")
+                    .hint("declare [cases] first, or remove `names`"),
+            );
+            Vec::new()
+        }
+        (None, _) => Vec::new(),
+    };
     SearchConfig {
         enabled: raw.enabled,
         identifiers,
+        names,
         weights,
         results_per_page: per_page.clamp(1, 100) as usize,
     }

@@ -173,6 +173,23 @@ fn doc(
             }
         }
     }
+    for name in &config.search.names {
+        let (Some(value), Some(def)) = (case.values.get(name), schema.field(name)) else {
+            continue;
+        };
+        // An enum of places is found by its label in this language as well as its value.
+        let items = match value {
+            FieldValue::List(items) => items.clone(),
+            other => vec![other.to_text()],
+        };
+        for item in items {
+            let label = def.value_label_in(&item, &meta.lang);
+            if label != item {
+                doc.names.push(label.to_string());
+            }
+            doc.names.push(item);
+        }
+    }
     for field in &view.fields {
         for item in &field.items {
             doc.fields.push(item.label.clone());

@@ -19,6 +19,7 @@
 //! client only adds numbers. File names carry a hash of their bytes; output is deterministic.
 
 pub(crate) mod encode;
+pub(crate) mod names;
 pub(crate) mod normalize;
 
 use std::collections::{BTreeMap, HashMap};
@@ -37,6 +38,9 @@ use normalize::{normalize, terms};
 
 /// Target size of a term shard before compression.
 const SHARD_BYTES: usize = 16 * 1024;
+/// Target size of a name-key shard and of a run of the names list.
+const KEY_SHARD_BYTES: usize = 4 * 1024;
+const NAMES_SHARD_BYTES: usize = 8 * 1024;
 /// At most this many document chunks per language, whatever the size of the archive.
 const MAX_CHUNKS: usize = 384;
 const MIN_CHUNK_DOCS: usize = 16;
@@ -69,6 +73,8 @@ pub(crate) struct Doc {
     pub(crate) identifiers: Vec<String>,
     /// Case field values and their labels.
     pub(crate) fields: Vec<String>,
+    /// Values of the name fields (`[search] names`), also among `fields`.
+    pub(crate) names: Vec<String>,
     pub(crate) text: String,
 }
 
@@ -248,17 +254,26 @@ struct LangFiles {
     files: Vec<Output>,
 }
 
-/// Term frequencies of one document per field, and each field's length in terms.
+/// Term frequencies of one document per field (name keys among them), each field's length
+/// in terms, and the words of its name fields long enough to be found with a typo.
 struct DocTerms {
     terms: Vec<(String, [u16; 4])>,
     lens: [u32; 4],
+    name_words: Vec<String>,
 }
 
 /// A hash of everything `doc_terms` reads.
 fn text_hash(doc: &Doc) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (&doc.title, &doc.identifiers, &doc.fields, &doc.text).hash(&mut h);
+    (
+        &doc.title,
+        &doc.identifiers,
+        &doc.fields,
+        &doc.names,
+        &doc.text,
+    )
+        .hash(&mut h);
     h.finish()
 }
 
@@ -285,9 +300,30 @@ fn doc_terms(doc: &Doc) -> DocTerms {
         add(FIELDS, terms(f));
     }
     add(TEXT, terms(&doc.text));
+    // Name keys count as field matches but not towards the field's length: they are
+    // another way to find words that are already there.
+    let mut name_words = Vec::new();
+    for value in &doc.names {
+        for word in terms(value) {
+            let Some(key) = names::name_key(&word) else {
+                continue;
+            };
+            if word.chars().count() >= names::TYPO_MIN_CHARS {
+                name_words.push(word);
+            }
+            let tf = map.entry(key).or_default();
+            tf[FIELDS] = tf[FIELDS].saturating_add(1);
+        }
+    }
+    name_words.sort_unstable();
+    name_words.dedup();
     let mut terms: Vec<(String, [u16; 4])> = map.into_iter().collect();
     terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    DocTerms { terms, lens }
+    DocTerms {
+        terms,
+        lens,
+        name_words,
+    }
 }
 
 /// JavaScript compares strings by UTF-16 code units; shard boundaries must agree with it.
@@ -350,30 +386,32 @@ fn build_language(
     }
 
     // Shards: runs of the sorted vocabulary; the client finds a term's shard by the first
-    // term of each.
-    let mut shards: Vec<serde_json::Value> = Vec::new();
-    let mut current: Vec<serde_json::Value> = Vec::new();
-    let mut first = String::new();
-    let mut size = 0;
-    for &t in &order {
-        if current.is_empty() {
-            first = words[t].to_string();
-        }
-        size += words[t].len() + encoded[t].len() + 6;
-        current.push(json!(words[t]));
-        current.push(json!(encoded[t]));
-        if size >= SHARD_BYTES {
-            let name = format!("t{}", shards.len());
-            let file = emit(&name, &json!(std::mem::take(&mut current)));
-            shards.push(json!([first, file]));
-            size = 0;
-        }
-    }
-    if !current.is_empty() || shards.is_empty() {
-        let name = format!("t{}", shards.len());
-        let file = emit(&name, &json!(current));
-        shards.push(json!([first, file]));
-    }
+    // term of each. Name keys have smaller shards of their own (`k<n>`): every query word
+    // looks its key up, most find nothing, and that should cost little.
+    let (keys, plain): (Vec<usize>, Vec<usize>) = order
+        .iter()
+        .partition(|&&t| words[t].starts_with(names::KEY_MARK));
+    let pairs = |list: Vec<usize>| -> Vec<(&str, &str)> {
+        list.into_iter()
+            .map(|t| (words[t], encoded[t].as_str()))
+            .collect()
+    };
+    let shards = shard_runs(&mut emit, "t", SHARD_BYTES, pairs(plain).into_iter());
+    let key_shards = shard_runs(&mut emit, "k", KEY_SHARD_BYTES, pairs(keys).into_iter());
+
+    // The names list for typos: every name word, sorted, in runs like the term shards.
+    let mut name_words: Vec<&str> = per_doc
+        .iter()
+        .flat_map(|dt| dt.name_words.iter().map(String::as_str))
+        .collect();
+    name_words.sort_unstable_by(|a, b| js_order(a, b));
+    name_words.dedup();
+    let name_shards = shard_runs(
+        &mut emit,
+        "n",
+        NAMES_SHARD_BYTES,
+        name_words.iter().map(|w| (*w, "")),
+    );
 
     // Document chunks.
     let per_chunk = n.div_ceil(MAX_CHUNKS).max(MIN_CHUNK_DOCS);
@@ -423,6 +461,8 @@ fn build_language(
         "chunk": per_chunk,
         "docs": chunks,
         "shards": shards,
+        "keys": key_shards,
+        "names": name_shards,
         "facets": facet_meta,
         "groups": groups.iter().map(|g| g.0).collect::<Vec<_>>(),
         "facetsFile": facets_file,
@@ -430,6 +470,47 @@ fn build_language(
     });
     let meta_path = format!("{dir}{}", emit("meta", &meta));
     LangFiles { meta_path, files }
+}
+
+/// Cuts `(term, postings)` pairs (sorted) into files of about `target` bytes named
+/// `<prefix><n>`; returns `[first term, file name]` for each. A list of words alone (the
+/// names list) passes empty postings and is written as a plain list. One file at least
+/// for term shards, so every query has somewhere to look.
+fn shard_runs<'a>(
+    emit: &mut impl FnMut(&str, &serde_json::Value) -> String,
+    prefix: &str,
+    target: usize,
+    items: impl Iterator<Item = (&'a str, &'a str)>,
+) -> Vec<serde_json::Value> {
+    let mut shards: Vec<serde_json::Value> = Vec::new();
+    let mut current: Vec<serde_json::Value> = Vec::new();
+    let mut first = String::new();
+    let mut size = 0;
+    let words_only = prefix == "n";
+    let mut flush =
+        |current: &mut Vec<serde_json::Value>, first: &str, shards: &mut Vec<serde_json::Value>| {
+            let name = format!("{prefix}{}", shards.len());
+            let file = emit(&name, &json!(std::mem::take(current)));
+            shards.push(json!([first, file]));
+        };
+    for (term, postings) in items {
+        if current.is_empty() {
+            first = term.to_string();
+        }
+        size += term.len() + postings.len() + 6;
+        current.push(json!(term));
+        if !words_only {
+            current.push(json!(postings));
+        }
+        if size >= target {
+            flush(&mut current, &first, &mut shards);
+            size = 0;
+        }
+    }
+    if !current.is_empty() || (shards.is_empty() && prefix == "t") {
+        flush(&mut current, &first, &mut shards);
+    }
+    shards
 }
 
 fn weight_array(w: SearchWeights) -> [f64; 4] {

@@ -140,20 +140,27 @@ fn is_arabic_mark(c: char) -> bool {
     matches!(c, '\u{064B}'..='\u{065F}' | '\u{0670}' | '\u{06D6}'..='\u{06ED}')
 }
 
-/// The index terms of a text, in order: identifiers like `2761/215` whole and in parts.
+/// The index terms of a text, in order: identifiers like `2761/215` whole and in parts, an
+/// ISO date whole and as its month (`2012-05-14`, `2012-05`), then `abd` joined to the name
+/// after it (see [`abd_joined`]).
 pub(crate) fn terms(text: &str) -> Vec<String> {
     let normalized = unfolded(text);
     let mut out = Vec::new();
+    let mut plain: Vec<String> = Vec::new();
     for chunk in normalized.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
         let chunk = chunk.trim_matches(|c: char| !c.is_alphanumeric());
         // Letters and digits in ASCII are one word by the Unicode rules: most of the text
         // of an English archive skips the word segmenter.
         if !chunk.is_empty() && chunk.bytes().all(|b| b.is_ascii_alphanumeric()) {
             out.push(chunk.to_string());
+            plain.push(chunk.to_string());
             continue;
         }
         if is_compound(chunk) {
             out.push(chunk.to_string());
+            if is_iso_date(chunk) {
+                out.push(chunk[..7].to_string());
+            }
         }
         for word in chunk.unicode_words() {
             if is_stop_word(word) {
@@ -164,18 +171,49 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
                 .strip_prefix("ال")
                 .filter(|rest| rest.chars().count() >= 2)
                 .map(str::to_string);
+            plain.push(word.clone());
             out.push(word);
             out.extend(bare);
+        }
+    }
+    out.extend(abd_joined(&plain));
+    out
+}
+
+/// `abd` ("servant of", the first half of many names) joined to the word after it, and
+/// through a Latin article to the one after that: `Abd al-Rahman` is also `abdalrahman` and
+/// `abdal`, `عبد الرحمن` also `عبدالرحمن`, since names are written both ways.
+fn abd_joined(words: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        if word != "abd" && word != "عبد" {
+            continue;
+        }
+        let Some(next) = words.get(i + 1) else {
+            continue;
+        };
+        out.push(format!("{word}{next}"));
+        if is_latin_article(next)
+            && let Some(after) = words.get(i + 2)
+        {
+            out.push(format!("{word}{next}{after}"));
         }
     }
     out
 }
 
+/// `al`, `el`, `ul`: the Arabic article written apart in Latin letters (al-Khatib, el-Khatib).
+fn is_latin_article(word: &str) -> bool {
+    matches!(word, "al" | "el" | "ul")
+}
+
 /// The terms a query must match, in order, without repeats: an identifier like `2761/215`
 /// as a whole only, and Arabic words as typed, article and all (the client also matches a
 /// word typed with the article without it, ranked below: `الخطيب` finds `خطيب`, while
-/// `الله` is never read as `له` alone). Arabic function words are left out, unless the
-/// query holds nothing else (`على` alone then looks for `علي`).
+/// `الله` is never read as `له` alone). `abd` is joined to the name after it (`Abd
+/// al-Rahman` is `abdalrahman`). Arabic function words and the article written apart in
+/// Latin letters (`al`, `el`) are left out, unless the query holds nothing else (`على`
+/// alone then looks for `علي`).
 #[cfg(test)]
 pub(crate) fn query_terms(text: &str) -> Vec<String> {
     let normalized = unfolded(text);
@@ -187,12 +225,36 @@ pub(crate) fn query_terms(text: &str) -> Vec<String> {
             continue;
         }
         for word in chunk.unicode_words() {
-            words.push((word.to_string(), is_stop_word(word)));
+            words.push((
+                word.to_string(),
+                is_stop_word(word) || is_latin_article(word),
+            ));
         }
     }
-    let only_stop_words = words.iter().all(|(_, stop)| *stop);
+    let mut joined: Vec<(String, bool)> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let (word, stop) = &words[i];
+        let next = words.get(i + 1).map(|w| w.0.as_str());
+        let after = words.get(i + 2).map(|w| w.0.as_str());
+        match (word.as_str(), next, after) {
+            ("abd", Some(a), Some(name)) if is_latin_article(a) => {
+                joined.push((format!("abd{a}{name}"), false));
+                i += 3;
+            }
+            ("abd" | "عبد", Some(name), _) => {
+                joined.push((format!("{word}{name}"), false));
+                i += 2;
+            }
+            _ => {
+                joined.push((word.clone(), *stop));
+                i += 1;
+            }
+        }
+    }
+    let only_stop_words = joined.iter().all(|(_, stop)| *stop);
     let mut out: Vec<String> = Vec::new();
-    for (word, stop) in words {
+    for (word, stop) in joined {
         if stop && !only_stop_words {
             continue;
         }
@@ -207,7 +269,12 @@ pub(crate) fn query_terms(text: &str) -> Vec<String> {
 /// Kept whole, besides its parts: an identifier like `2761/215`, or an ISO date like
 /// `2012-10-01` (so a date query finds that day, not every text with 2012, 10 and 01).
 fn is_compound(chunk: &str) -> bool {
-    is_iso_date(chunk) || is_slashed(chunk)
+    is_iso_date(chunk) || is_iso_month(chunk) || is_slashed(chunk)
+}
+
+/// `2012-05`: what a date's month is indexed as, and a query for a month becomes.
+fn is_iso_month(chunk: &str) -> bool {
+    chunk.len() == 7 && is_iso_date(&format!("{chunk}-01"))
 }
 
 fn is_iso_date(chunk: &str) -> bool {

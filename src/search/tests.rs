@@ -7,6 +7,7 @@ fn config() -> SearchConfig {
     SearchConfig {
         enabled: true,
         identifiers: Vec::new(),
+        names: Vec::new(),
         weights: SearchWeights {
             title: 4.0,
             identifier: 8.0,

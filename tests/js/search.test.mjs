@@ -30,6 +30,21 @@ test("query vectors", () => {
   for (const v of vectors.query) assert.deepEqual(search.queryTerms(v.input), v.output, v.input);
 });
 
+test("name keys", () => {
+  for (const v of vectors.name_keys) assert.equal(search.nameKey(v.input), v.output, v.input);
+});
+
+test("written dates in queries", () => {
+  for (const v of vectors.query_dates) assert.deepEqual(search.queryTerms(v.input), v.output, v.input);
+});
+
+test("typo distance counts one swap, insertion, deletion or substitution as one edit", () => {
+  assert.equal(search.editDistance("ibrahem", "ibrahim", 2), 1);
+  assert.equal(search.editDistance("hadad", "hdaad", 2), 1);
+  assert.equal(search.editDistance("ابراهم", "ابراهيم", 2), 1);
+  assert.equal(search.editDistance("youssef", "yusuf", 1), 2);
+});
+
 test("postings decode deltas and scores", () => {
   // doc 0 at score level 40 (2^0 = 1), then doc 33 (delta 33: "h" + "B") at level 0.
   const m = search.decodePostings("AohBA");

@@ -23,7 +23,8 @@
   var SPACE = /[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000,;]+/;
   var EDGE = /^[^\p{Alphabetic}\p{N}]+|[^\p{Alphabetic}\p{N}]+$/gu;
   // Kept whole as well as split: identifiers like 2761/215 and ISO dates (the Rust is_compound).
-  var COMPOUND = /^(?:[A-Za-z0-9]+(?:\/[A-Za-z0-9]+)+|[0-9]{4}-[0-9]{2}-[0-9]{2})$/;
+  var COMPOUND = /^(?:[A-Za-z0-9]+(?:\/[A-Za-z0-9]+)+|[0-9]{4}-[0-9]{2}(?:-[0-9]{2})?)$/;
+  var ISO_DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
   var ARTICLE = "\u0627\u0644";
 
   // Arabic function words, kept with their ى (the Rust ARABIC_STOP_WORDS).
@@ -67,34 +68,194 @@
   }
   // Index terms of a text (the Rust `terms`).
   function terms(s) {
-    var out = [];
+    var out = [], plain = [];
     chunks(s).forEach(function (c) {
-      if (COMPOUND.test(c)) out.push(c);
+      if (COMPOUND.test(c)) {
+        out.push(c);
+        if (ISO_DATE.test(c)) out.push(c.slice(0, 7));
+      }
       words(c).forEach(function (w) {
         if (STOP.has(w)) return;
         w = foldMaqsura(w);
+        plain.push(w);
         out.push(w);
         var bare = stripArticle(w);
         if (bare) out.push(bare);
       });
     });
+    plain.forEach(function (w, i) {
+      if ((w !== "abd" && w !== "\u0639\u0628\u062F") || i + 1 >= plain.length) return;
+      out.push(w + plain[i + 1]);
+      if (LATIN_ARTICLE[plain[i + 1]] && i + 2 < plain.length) out.push(w + plain[i + 1] + plain[i + 2]);
+    });
     return out;
   }
-  // Terms a query must match (the Rust `query_terms`), as typed: function words left out
-  // unless the query holds nothing else.
+  var LATIN_ARTICLE = { al: 1, el: 1, ul: 1 };
+
+  // Written dates in a query become ISO dates (a day) or months: 14 May 2012, May 14, 2012,
+  // 14/5/2012 (day first), أيار 2012, 14 يناير 2012. Runs on normalized text.
+  var MONTHS = {};
+  ["january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
+    "september sept sep", "october oct", "november nov", "december dec"].forEach(function (names, i) {
+    names.split(" ").forEach(function (n) { MONTHS[n] = i + 1; });
+  });
+  // Levantine and Egyptian month names, normalized (أيار -> ايار).
+  ["\u0643\u0627\u0646\u0648\u0646 \u0627\u0644\u062B\u0627\u0646\u064A|\u064A\u0646\u0627\u064A\u0631",
+    "\u0634\u0628\u0627\u0637|\u0641\u0628\u0631\u0627\u064A\u0631", "\u0627\u0630\u0627\u0631|\u0645\u0627\u0631\u0633",
+    "\u0646\u064A\u0633\u0627\u0646|\u0627\u0628\u0631\u064A\u0644", "\u0627\u064A\u0627\u0631|\u0645\u0627\u064A\u0648",
+    "\u062D\u0632\u064A\u0631\u0627\u0646|\u064A\u0648\u0646\u064A\u0648|\u064A\u0648\u0646\u064A\u0647",
+    "\u062A\u0645\u0648\u0632|\u064A\u0648\u0644\u064A\u0648|\u064A\u0648\u0644\u064A\u0647",
+    "\u0627\u0628|\u0627\u063A\u0633\u0637\u0633", "\u0627\u064A\u0644\u0648\u0644|\u0633\u0628\u062A\u0645\u0628\u0631",
+    "\u062A\u0634\u0631\u064A\u0646 \u0627\u0644\u0627\u0648\u0644|\u0627\u0643\u062A\u0648\u0628\u0631",
+    "\u062A\u0634\u0631\u064A\u0646 \u0627\u0644\u062B\u0627\u0646\u064A|\u0646\u0648\u0641\u0645\u0628\u0631",
+    "\u0643\u0627\u0646\u0648\u0646 \u0627\u0644\u0627\u0648\u0644|\u062F\u064A\u0633\u0645\u0628\u0631"].forEach(function (names, i) {
+    names.split("|").forEach(function (n) { MONTHS[n] = i + 1; });
+  });
+  var MONTH_NAMES = Object.keys(MONTHS).sort(function (a, b) { return b.length - a.length; }).join("|");
+  var B = "(^|[\\s,;])", E = "(?=$|[\\s,;.])";
+  var DAY_MONTH_YEAR = new RegExp(B + "(\\d{1,2})(?:st|nd|rd|th)?\\s+(" + MONTH_NAMES + ")\\.?,?\\s+(\\d{4})" + E, "g");
+  var MONTH_DAY_YEAR = new RegExp(B + "(" + MONTH_NAMES + ")\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})" + E, "g");
+  var MONTH_YEAR = new RegExp(B + "(" + MONTH_NAMES + ")\\.?,?\\s+(\\d{4})" + E, "g");
+  var NUMERIC = new RegExp(B + "(\\d{1,2})[/.-](\\d{1,2})[/.-](\\d{4})" + E, "g");
+  function iso(y, m, d) {
+    m = +m; d = d == null ? null : +d;
+    if (m < 1 || m > 12) return null;
+    var date = d == null ? null : new Date(Date.UTC(+y, m - 1, d));
+    if (d != null && (d < 1 || date.getUTCMonth() !== m - 1)) return null;
+    var two = function (n) { return (n < 10 ? "0" : "") + n; };
+    return y + "-" + two(m) + (d == null ? "" : "-" + two(d));
+  }
+  function writtenDates(s) {
+    function put(whole, lead, y, m, d) { var x = iso(y, m, d); return x ? lead + x : whole; }
+    return s
+      .replace(DAY_MONTH_YEAR, function (w, lead, d, m, y) { return put(w, lead, y, MONTHS[m], d); })
+      .replace(MONTH_DAY_YEAR, function (w, lead, m, d, y) { return put(w, lead, y, MONTHS[m], d); })
+      .replace(MONTH_YEAR, function (w, lead, m, y) { return put(w, lead, y, MONTHS[m]); })
+      .replace(NUMERIC, function (w, lead, d, m, y) { return put(w, lead, y, m, d); });
+  }
+  // Terms a query must match (the Rust `query_terms`), as typed: function words and a
+  // Latin article left out unless the query holds nothing else, `abd` joined to the name
+  // after it, written dates read as dates.
   function queryTerms(s) {
-    var ws = [], out = [];
-    chunks(s).forEach(function (c) {
+    var ws = [], joined = [], out = [];
+    writtenDates(unfolded(s)).split(SPACE).map(function (c) { return c.replace(EDGE, ""); }).forEach(function (c) {
       if (COMPOUND.test(c)) return ws.push([c, false]);
-      words(c).forEach(function (w) { ws.push([w, STOP.has(w)]); });
+      words(c).forEach(function (w) { ws.push([w, STOP.has(w) || !!LATIN_ARTICLE[w]]); });
     });
-    var onlyStop = ws.every(function (x) { return x[1]; });
-    ws.forEach(function (x) {
+    for (var i = 0; i < ws.length;) {
+      var w = ws[i][0], next = ws[i + 1] && ws[i + 1][0], after = ws[i + 2] && ws[i + 2][0];
+      if (w === "abd" && next && LATIN_ARTICLE[next] && after) { joined.push([w + next + after, false]); i += 3; }
+      else if ((w === "abd" || w === "\u0639\u0628\u062F") && next) { joined.push([w + next, false]); i += 2; }
+      else { joined.push(ws[i]); i++; }
+    }
+    var onlyStop = joined.every(function (x) { return x[1]; });
+    joined.forEach(function (x) {
       if (x[1] && !onlyStop) return;
       var t = foldMaqsura(x[0]);
       if (out.indexOf(t) < 0) out.push(t);
     });
     return out;
+  }
+
+  // ---- names: the matching key of src/search/names.rs (see there for the rules)
+  var LATIN_PAIRS = { kh: "C:X", sh: "C:S", ch: "C:S", gh: "C:G", th: "C:t", dh: "C:d", ph: "C:f", dj: "C:j", ck: "C:k",
+    ou: "L:w", oo: "L:w", uu: "L:w", ee: "L:y", ei: "L:y", ai: "L:y", ay: "L:y", ey: "L:y", ie: "L:y", ii: "L:y" };
+  var LATIN_ONE = { a: "V:a", e: "V:i", i: "V:i", o: "V:u", u: "V:u", c: "C:k", q: "C:k", k: "C:k", g: "C:j", v: "C:f", p: "C:b" };
+  var ARABIC_ONE = {};
+  [["\u0627\u0621\u0626\u0624\u0639", "V:."], ["\u062D", "C:h"], ["\u062E", "C:X"], ["\u0634\u0686", "C:S"], ["\u063A", "C:G"],
+    ["\u062B\u062A\u0637", "C:t"], ["\u0630\u0636\u062F", "C:d"], ["\u0635\u0633", "C:s"], ["\u0638\u0632", "C:z"],
+    ["\u0642\u0643", "C:k"], ["\u062C\u06AF", "C:j"], ["\u0628\u067E", "C:b"], ["\u0641\u06A4", "C:f"], ["\u0631", "C:r"],
+    ["\u0644", "C:l"], ["\u0645", "C:m"], ["\u0646", "C:n"]].forEach(function (x) {
+    for (var c of x[0]) ARABIC_ONE[c] = x[1];
+  });
+  var ARABIC_LETTER = /[\u0621-\u064A\u067E\u0686\u06A4\u06AF]/;
+  function latinSounds(w) {
+    if (!/^[a-z]+$/.test(w)) return null;
+    var out = [];
+    for (var i = 0; i < w.length;) {
+      var two = LATIN_PAIRS[w.substr(i, 2)];
+      if (two && w.length - i >= 2) {
+        // A word that begins with a long vowel (Oussama) begins with a vowel.
+        if (i === 0 && two.charAt(0) === "L") two = two === "L:w" ? "V:u" : "V:i";
+        out.push(two);
+        i += 2;
+        continue;
+      }
+      var c = w.charAt(i), nextVowel = "aeiou".indexOf(w.charAt(i + 1)) >= 0 && i + 1 < w.length;
+      if (c === "y") out.push(i === 0 || nextVowel ? "C:y" : "V:i");
+      else if (c === "h" && i === w.length - 1 && out.length && out[out.length - 1].charAt(0) === "V") { /* silent */ }
+      else if (c === "x") out.push("C:k", "C:s");
+      else out.push(LATIN_ONE[c] || "C:" + c);
+      i++;
+    }
+    return out;
+  }
+  function arabicSounds(w) {
+    var cs = Array.from(w), out = [];
+    for (var i = 0; i < cs.length; i++) {
+      var c = cs[i], first = i === 0, last = i === cs.length - 1;
+      if ((c === "\u0648" || c === "\u064A" || c === "\u0649") && last && !first) out.push("V:.");
+      else if (c === "\u0648") out.push(first ? "C:w" : "L:w");
+      else if (c === "\u064A" || c === "\u0649") out.push(first ? "C:y" : "L:y");
+      else if (c === "\u0647") { if (!last || first) out.push("C:h"); }
+      else if (ARABIC_ONE[c]) out.push(ARABIC_ONE[c]);
+      else return null;
+    }
+    return out;
+  }
+  // "~LOOSE~STRICT~CLASS" for a normalized word, or null.
+  function nameKey(w) {
+    var arabic = ARABIC_LETTER.test(w), sounds = arabic ? arabicSounds(w) : latinSounds(w);
+    if (!sounds) return null;
+    var strict = "", prev = null, cls = arabic ? "." : null;
+    sounds.forEach(function (s) {
+      var kind = s.charAt(0), c = s.charAt(2);
+      if (kind === "V") { prev = null; if (!cls) cls = c; return; }
+      if (!cls && kind === "L") cls = c === "w" ? "u" : "i";
+      if (prev !== c) strict += c;
+      prev = c;
+    });
+    if (!strict) return null;
+    var loose = "";
+    Array.from(strict).forEach(function (c, i) {
+      if (i > 0 && (c === "w" || c === "y")) return;
+      if (loose.charAt(loose.length - 1) !== c) loose += c;
+    });
+    return "~" + loose + "~" + strict + "~" + (cls || "-");
+  }
+  // How much a name-key term found for a query word counts: spellings of the same script
+  // that agree on the first vowel (Latin) or every long vowel (Arabic) first, then the
+  // other script, then the rest of the loose key's words (Hassan for Hussein).
+  function keyWeight(q, t) {
+    var a = q.split("~"), b = t.split("~"), arabicQ = a[3] === ".", arabicT = b[3] === ".";
+    if (arabicQ === arabicT) return (arabicQ ? a[2] === b[2] : a[3] === b[3]) ? 0.8 : 0.5;
+    return a[2] === b[2] ? 0.7 : 0.6;
+  }
+  // Optimal string alignment distance, or limit + 1 once it is certain to exceed limit.
+  function editDistance(a, b, limit) {
+    a = Array.from(a); b = Array.from(b);
+    if (Math.abs(a.length - b.length) > limit) return limit + 1;
+    var prev2 = null, prev = [], cur;
+    for (var j = 0; j <= b.length; j++) prev.push(j);
+    for (var i = 1; i <= a.length; i++) {
+      cur = [i];
+      var best = i;
+      for (j = 1; j <= b.length; j++) {
+        var cost = a[i - 1] === b[j - 1] ? 0 : 1;
+        var v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+        if (prev2 && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2] + 1);
+        cur.push(v);
+        if (v < best) best = v;
+      }
+      if (best > limit) return limit + 1;
+      prev2 = prev; prev = cur;
+    }
+    return prev[b.length];
+  }
+  // Edits a typed word may hold and still find a name: one from four letters, two from eight.
+  function typoLimit(w) {
+    var n = Array.from(w).length;
+    return n >= 8 ? 2 : n >= 4 ? 1 : 0;
   }
 
   // ---- index data
@@ -173,16 +334,50 @@
     var bare = COMPOUND.test(t) ? null : stripArticle(t);
     return bare ? [[t, 1], [bare, 0.9]] : [[t, 1]];
   }
-  Engine.prototype.matchAny = function (t, prefix) {
-    var self = this, alts = alternatives(t);
-    if (alts.length === 1) return this.match(t, prefix);
-    return Promise.all(alts.map(function (a) { return self.match(a[0], prefix); })).then(function (maps) {
+  function keep(out, m, k) {
+    m.forEach(function (s, d) { if (!(out.get(d) >= s * k)) out.set(d, s * k); });
+  }
+  // Document -> score for the other spellings of a name (its name-key terms), weighted by
+  // keyWeight; `k` scales it all (a typo's corrections).
+  Engine.prototype.matchKey = function (word, k) {
+    var self = this, key = nameKey(word), shards = this.m.keys || [];
+    if (!key || !shards.length) return Promise.resolve(new Map());
+    var loose = key.slice(0, key.indexOf("~", 1) + 1), a = shardIndex(shards, loose), b = shardIndex(shards, loose + "\uffff");
+    var names = [];
+    for (var i = a; i <= b; i++) names.push(shards[i][1]);
+    return Promise.all(names.map(function (n) { return self.shardTerms(n); })).then(function (maps) {
       var out = new Map();
-      maps.forEach(function (m, i) {
-        var k = alts[i][1];
-        m.forEach(function (s, d) { if (!(out.get(d) >= s * k)) out.set(d, s * k); });
+      maps.forEach(function (m) {
+        m.forEach(function (p, term) { if (term.indexOf(loose) === 0) keep(out, decodePostings(p), k * keyWeight(key, term)); });
       });
       return out;
+    });
+  };
+  // Names one or two edits away (see typoLimit) from a word the index does not hold.
+  Engine.prototype.matchTypo = function (word) {
+    var self = this, limit = typoLimit(word), shards = this.m.names || [];
+    if (!limit || !shards.length || !nameKey(word)) return Promise.resolve(new Map());
+    var arabic = ARABIC_LETTER.test(word);
+    return this.file(shards[shardIndex(shards, word)][1]).then(function (list) {
+      var near = list.filter(function (w) {
+        return w !== word && ARABIC_LETTER.test(w) === arabic && editDistance(word, w, limit) <= limit;
+      });
+      return Promise.all(near.map(function (w) { return self.matchKey(w, 0.6); }));
+    }).then(function (maps) {
+      var out = new Map();
+      maps.forEach(function (m) { keep(out, m, 1); });
+      return out;
+    });
+  };
+  Engine.prototype.matchAny = function (t, prefix) {
+    var self = this, alts = alternatives(t);
+    var exact = Promise.all(alts.map(function (a) { return self.match(a[0], prefix); }));
+    return Promise.all([exact, this.matchKey(t, 1)]).then(function (r) {
+      var out = new Map(), found = r[0].some(function (m) { return m.size; });
+      r[0].forEach(function (m, i) { keep(out, m, alts[i][1]); });
+      keep(out, r[1], 1);
+      if (found || prefix || COMPOUND.test(t)) return out;
+      return self.matchTypo(t).then(function (m) { keep(out, m, 1); return out; });
     });
   };
   Engine.prototype.codes = function () {
@@ -310,6 +505,8 @@
   }
 
   api.normalize = normalize;
+  api.nameKey = nameKey;
+  api.editDistance = editDistance;
   api.stopWords = STOP;
   api.terms = terms;
   api.queryTerms = queryTerms;
