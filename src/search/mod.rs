@@ -34,7 +34,7 @@ use serde_json::json;
 use crate::config::{SearchConfig, SearchWeights};
 use crate::output::Output;
 use encode::{push_fixed, push_varint, score_char, width_for};
-use normalize::{normalize, terms};
+use normalize::{normalize, terms, terms_and_pairs};
 
 /// Target size of a term shard before compression.
 const SHARD_BYTES: usize = 16 * 1024;
@@ -280,26 +280,34 @@ fn text_hash(doc: &Doc) -> u64 {
 fn doc_terms(doc: &Doc) -> DocTerms {
     let mut map: FxHashMap<String, [u16; 4]> = FxHashMap::default();
     let mut lens = [0u32; 4];
-    let mut add = |field: usize, list: Vec<String>| {
+    // Pairs of adjacent words (for quoted phrases) do not count towards a field's length.
+    let mut add = |field: usize, (list, pairs): (Vec<String>, Vec<String>)| {
         lens[field] += list.len() as u32;
-        for t in list {
+        for t in list.into_iter().chain(pairs) {
             let tf = map.entry(t).or_default();
             tf[field] = tf[field].saturating_add(1);
         }
     };
-    add(TITLE, terms(&doc.title));
+    add(TITLE, terms_and_pairs(&doc.title));
     for id in &doc.identifiers {
         let whole = normalize(id.trim());
         let mut list = terms(id);
         if !whole.is_empty() && !list.contains(&whole) {
             list.push(whole);
         }
-        add(IDENTIFIER, list);
+        add(IDENTIFIER, (list, Vec::new()));
     }
+    // Quoted phrases are matched in titles and names, where people look for a full name;
+    // pairs for all text would double the index.
     for f in &doc.fields {
-        add(FIELDS, terms(f));
+        let pairs = if doc.names.contains(f) {
+            terms_and_pairs(f).1
+        } else {
+            Vec::new()
+        };
+        add(FIELDS, (terms(f), pairs));
     }
-    add(TEXT, terms(&doc.text));
+    add(TEXT, (terms(&doc.text), Vec::new()));
     // Name keys count as field matches but not towards the field's length: they are
     // another way to find words that are already there.
     let mut name_words = Vec::new();
@@ -311,8 +319,8 @@ fn doc_terms(doc: &Doc) -> DocTerms {
             if word.chars().count() >= names::TYPO_MIN_CHARS {
                 name_words.push(word);
             }
-            let tf = map.entry(key).or_default();
-            tf[FIELDS] = tf[FIELDS].saturating_add(1);
+            // Whether the name is there, not how often (given name and father's alike).
+            map.entry(key).or_default()[FIELDS] = 1;
         }
     }
     name_words.sort_unstable();
@@ -371,9 +379,25 @@ fn build_language(
         *a /= n.max(1) as f64;
     }
     let weights = weight_array(config.weights);
-    let encoded: Vec<String> = postings
+    // A name key is scored by how common the name is in any spelling (the documents of every
+    // key with its loose skeleton), without length normalisation: its spellings then rank
+    // by the client's weights alone, not by which spelling happens to be rarer.
+    let mut name_df: FxHashMap<&str, usize> = FxHashMap::default();
+    for (w, list) in words.iter().zip(&postings) {
+        if w.starts_with(names::KEY_MARK) {
+            *name_df.entry(names::loose_part(w)).or_default() += list.len();
+        }
+    }
+    let encoded: Vec<String> = words
         .par_iter()
-        .map(|list| encode_postings(list, per_doc, &avg, &weights, n))
+        .zip(&postings)
+        .map(|(w, list)| {
+            let scoring = match name_df.get(names::loose_part(w)) {
+                Some(&df) if w.starts_with(names::KEY_MARK) => Scoring::NameKey { df },
+                _ => Scoring::Word { avg: &avg },
+            };
+            encode_postings(list, per_doc, scoring, &weights, n)
+        })
         .collect();
     stats.terms += words.len();
     stats.postings += postings.iter().map(Vec::len).sum::<usize>();
@@ -522,25 +546,41 @@ fn weight_array(w: SearchWeights) -> [f64; 4] {
     out
 }
 
+/// How a term's postings are scored.
+#[derive(Clone, Copy)]
+enum Scoring<'a> {
+    /// BM25F with the fields' average lengths.
+    Word { avg: &'a [f64; 4] },
+    /// A name key: the IDF of every spelling together (`df`), no length normalisation.
+    NameKey { df: usize },
+}
+
 /// BM25F: field-weighted, length-normalised term frequency, then BM25 saturation and IDF.
 fn encode_postings(
     list: &[(u32, [u16; 4])],
     docs: &[Arc<DocTerms>],
-    avg: &[f64; 4],
+    scoring: Scoring,
     weights: &[f64; 4],
     n: usize,
 ) -> String {
-    let df = list.len() as f64;
+    let (df, avg) = match scoring {
+        Scoring::Word { avg } => (list.len() as f64, Some(avg)),
+        Scoring::NameKey { df } => (df.min(n) as f64, None),
+    };
     let idf = (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln();
     let mut out = String::with_capacity(list.len() * 2);
     let mut last = 0u32;
     for (i, (doc, tf)) in list.iter().enumerate() {
         let mut weighted = 0.0;
         for f in 0..4 {
-            if tf[f] == 0 || avg[f] == 0.0 {
-                continue;
-            }
-            let norm = 1.0 - BM25_B + BM25_B * f64::from(docs[*doc as usize].lens[f]) / avg[f];
+            let norm = match avg {
+                _ if tf[f] == 0 => continue,
+                Some(avg) if avg[f] == 0.0 => continue,
+                Some(avg) => {
+                    1.0 - BM25_B + BM25_B * f64::from(docs[*doc as usize].lens[f]) / avg[f]
+                }
+                None => 1.0,
+            };
             weighted += weights[f] * f64::from(tf[f]) / norm;
         }
         let score = idf * weighted / (BM25_K1 + weighted);

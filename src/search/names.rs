@@ -67,6 +67,18 @@ pub(crate) fn name_key(word: &str) -> Option<String> {
     ))
 }
 
+/// The `~LOOSE~` part of a key term: what every spelling of the name shares. Any other
+/// text is returned whole.
+pub(crate) fn loose_part(key: &str) -> &str {
+    match key
+        .strip_prefix(KEY_MARK)
+        .and_then(|rest| rest.find(KEY_MARK))
+    {
+        Some(i) => &key[..i + 2],
+        None => key,
+    }
+}
+
 fn is_arabic_letter(c: char) -> bool {
     matches!(
         c,
@@ -203,10 +215,8 @@ fn loose_skeleton(strict: &str) -> String {
 mod tests {
     use super::*;
 
-    /// The `~LOOSE~` part of a word's key: what every spelling of the name shares.
     fn loose(w: &str) -> String {
-        let key = name_key(w).unwrap();
-        key[..key[1..].find(KEY_MARK).unwrap() + 2].to_string()
+        loose_part(&name_key(w).unwrap()).to_string()
     }
 
     #[test]

@@ -144,16 +144,39 @@ fn is_arabic_mark(c: char) -> bool {
 /// ISO date whole and as its month (`2012-05-14`, `2012-05`), then `abd` joined to the name
 /// after it (see [`abd_joined`]).
 pub(crate) fn terms(text: &str) -> Vec<String> {
+    terms_and_words(text).0
+}
+
+/// Adjacent words of a text as one term each (`died in` -> `died in`), so a quoted phrase
+/// finds its words next to each other and in order. The words are those of [`terms`] as
+/// written (function words left out, the article kept).
+#[cfg(test)]
+pub(crate) fn phrase_pairs(text: &str) -> Vec<String> {
+    terms_and_pairs(text).1
+}
+
+/// [`terms`] and [`phrase_pairs`] of a text, read once.
+pub(crate) fn terms_and_pairs(text: &str) -> (Vec<String>, Vec<String>) {
+    let (terms, words) = terms_and_words(text);
+    let pairs = words
+        .windows(2)
+        .map(|w| format!("{} {}", terms[w[0]], terms[w[1]]))
+        .collect();
+    (terms, pairs)
+}
+
+/// The index terms of a text, and where its words as written are among them, in order.
+fn terms_and_words(text: &str) -> (Vec<String>, Vec<usize>) {
     let normalized = unfolded(text);
     let mut out = Vec::new();
-    let mut plain: Vec<String> = Vec::new();
+    let mut plain: Vec<usize> = Vec::new();
     for chunk in normalized.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
         let chunk = chunk.trim_matches(|c: char| !c.is_alphanumeric());
         // Letters and digits in ASCII are one word by the Unicode rules: most of the text
         // of an English archive skips the word segmenter.
         if !chunk.is_empty() && chunk.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            plain.push(out.len());
             out.push(chunk.to_string());
-            plain.push(chunk.to_string());
             continue;
         }
         if is_compound(chunk) {
@@ -171,32 +194,36 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
                 .strip_prefix("ال")
                 .filter(|rest| rest.chars().count() >= 2)
                 .map(str::to_string);
-            plain.push(word.clone());
+            plain.push(out.len());
             out.push(word);
             out.extend(bare);
         }
     }
-    out.extend(abd_joined(&plain));
-    out
+    let joined = abd_joined(&out, &plain);
+    out.extend(joined);
+    (out, plain)
 }
 
 /// `abd` ("servant of", the first half of many names) joined to the word after it, and
 /// through a Latin article to the one after that: `Abd al-Rahman` is also `abdalrahman` and
-/// `abdal`, `عبد الرحمن` also `عبدالرحمن`, since names are written both ways.
-fn abd_joined(words: &[String]) -> Vec<String> {
+/// `abdal`, `عبد الرحمن` also `عبدالرحمن`, since names are written both ways. `words`
+/// are the positions of the words as written among `terms`.
+fn abd_joined(terms: &[String], words: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
-    for (i, word) in words.iter().enumerate() {
-        if word != "abd" && word != "عبد" {
+    let word = |i: usize| words.get(i).map(|&t| terms[t].as_str());
+    for i in 0..words.len() {
+        let first = terms[words[i]].as_str();
+        if first != "abd" && first != "عبد" {
             continue;
         }
-        let Some(next) = words.get(i + 1) else {
+        let Some(next) = word(i + 1) else {
             continue;
         };
-        out.push(format!("{word}{next}"));
+        out.push(format!("{first}{next}"));
         if is_latin_article(next)
-            && let Some(after) = words.get(i + 2)
+            && let Some(after) = word(i + 2)
         {
-            out.push(format!("{word}{next}{after}"));
+            out.push(format!("{first}{next}{after}"));
         }
     }
     out
@@ -393,7 +420,11 @@ mod tests {
             );
         }
         type Split = fn(&str) -> Vec<String>;
-        for (section, split) in [("terms", terms as Split), ("query", query_terms as Split)] {
+        for (section, split) in [
+            ("terms", terms as Split),
+            ("query", query_terms as Split),
+            ("pairs", phrase_pairs as Split),
+        ] {
             for v in vectors[section].as_array().unwrap() {
                 let expected: Vec<&str> = v["output"]
                     .as_array()

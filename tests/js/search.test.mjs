@@ -30,6 +30,12 @@ test("query vectors", () => {
   for (const v of vectors.query) assert.deepEqual(search.queryTerms(v.input), v.output, v.input);
 });
 
+test("phrase pair vectors", () => {
+  for (const v of vectors.pairs) assert.deepEqual(search.phrasePairs(v.input), v.output, v.input);
+  assert.deepEqual(search.queryPairs('"died in custody" beaten «مات في السجن»'), ["died in", "in custody", "مات السجن"]);
+  assert.deepEqual(search.queryPairs('"unclosed phrase'), []);
+});
+
 test("name keys", () => {
   for (const v of vectors.name_keys) assert.equal(search.nameKey(v.input), v.output, v.input);
 });
@@ -201,4 +207,44 @@ test("a one-word query loads one shard, the facets and one chunk", { skip }, asy
   assert.equal(loaded.filter((n) => n.startsWith("t")).length, 1);
   assert.ok(loaded.some((n) => n.startsWith("facets.")));
   assert.ok(!loaded.some((n) => n.startsWith("dates.")), "dates load only to sort by date");
+});
+
+// Names (tests/fixtures/search): A "Mohammed al-Khatib", B "محمد الخطيب" (Arabic only),
+// C "Muhammad Hadad", D "Mahmoud Haddad".
+test("a name finds its other spellings, then the other script, then near names", { skip }, async () => {
+  const { e } = engine();
+  // Exact spelling first, then another Latin spelling, then Arabic, then Mahmoud (same
+  // consonants, another first vowel).
+  assert.deepEqual(await all(e, { q: "Mohammed" }), ["Case A", "Case C", "Case B", "Case D"]);
+  assert.deepEqual((await all(e, { q: "Mohamed" })).slice(0, 3), ["Case A", "Case C", "Case B"]);
+  // Arabic finds Arabic first, then the Latin spellings.
+  assert.deepEqual((await all(e, { q: "محمد" })).slice(0, 3), ["Case B", "Case A", "Case C"]);
+  assert.deepEqual(await all(e, { q: "el-Khatib" }), ["Case A", "Case B"]);
+  assert.deepEqual(await all(e, { q: "خطيب" }), ["Case B", "Case A"]);
+  assert.deepEqual((await all(e, { q: "Hadad" }))[0], "Case C");
+});
+
+test("a name with one typo is still found, below exact matches", { skip }, async () => {
+  const { e } = engine();
+  assert.deepEqual(await all(e, { q: "Khatb" }), ["Case A", "Case B"]);
+  assert.deepEqual((await all(e, { q: "Mohammmed" })).slice(0, 2), ["Case A", "Case C"]);
+  assert.deepEqual((await all(e, { q: "الخطيي" }))[0], "Case B");
+  // Three letters get no typo allowance.
+  assert.deepEqual(await all(e, { q: "Moh" }), []);
+});
+
+test("a quoted phrase needs its words next to each other and in order", { skip }, async () => {
+  const { e } = engine();
+  assert.deepEqual(await all(e, { q: '"Mohammed al-Khatib"' }), ["Case A"]);
+  assert.deepEqual(await all(e, { q: '"al-Khatib Mohammed"' }), []);
+  assert.deepEqual(await all(e, { q: "«محمد الخطيب»" }), ["Case B"]);
+});
+
+test("written dates find the date field", { skip }, async () => {
+  const { e } = engine();
+  for (const q of ["14 May 2012", "May 14, 2012", "14/5/2012", "14 أيار 2012"]) {
+    assert.deepEqual(await all(e, { q }), ["Case A"], q);
+  }
+  assert.deepEqual(await all(e, { q: "أيار 2012" }), ["Case A"]);
+  assert.deepEqual(await all(e, { q: "February 2013" }), ["Case B"]);
 });

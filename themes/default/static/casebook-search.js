@@ -28,14 +28,14 @@
   var ARTICLE = "\u0627\u0644";
 
   // Arabic function words, kept with their ى (the Rust ARABIC_STOP_WORDS).
-  var STOP = new Set(("\u0639\u0644\u0649 \u0627\u0644\u0649 \u0641\u064A \u0645\u0646 \u0639\u0646 " +
-    "\u062D\u062A\u0649 \u0644\u062F\u0649 \u0645\u062A\u0649 \u0633\u0648\u0649 \u0639\u0646\u062F " +
-    "\u0645\u0639 \u0645\u0646\u0630 \u062B\u0645 \u0627\u0648 \u0627\u0646 \u0644\u0627 \u0644\u0645 " +
-    "\u0644\u0646 \u0645\u0627 \u0642\u062F \u0647\u0644 \u0628\u0644 \u0644\u0643\u0646 " +
-    "\u0627\u0644\u0630\u064A \u0627\u0644\u062A\u064A \u0627\u0644\u0630\u064A\u0646 \u0647\u0630\u0627 " +
-    "\u0647\u0630\u0647 \u0630\u0644\u0643 \u062A\u0644\u0643 \u0647\u0648 \u0647\u064A \u0647\u0645 " +
-    "\u0643\u0627\u0646 \u0643\u0627\u0646\u062A \u0628\u064A\u0646 \u0628\u0639\u062F \u0642\u0628\u0644 " +
-    "\u062F\u0648\u0646 \u062E\u0644\u0627\u0644").split(" "));
+  var STOP = new Set(("على الى في من عن " +
+    "حتى لدى متى سوى عند " +
+    "مع منذ ثم او ان لا لم " +
+    "لن ما قد هل بل لكن " +
+    "الذي التي الذين هذا " +
+    "هذه ذلك تلك هو هي هم " +
+    "كان كانت بين بعد قبل " +
+    "دون خلال").split(" "));
   function foldMaqsura(w) { return w.replace(/\u0649/g, "\u064A"); }
   function normalize(s) { return foldMaqsura(unfolded(s)); }
   // Normalization without the ى fold, which comes after function words are known.
@@ -67,7 +67,22 @@
     return w.indexOf(ARTICLE) === 0 && Array.from(w).length >= 4 ? w.slice(2) : null;
   }
   // Index terms of a text (the Rust `terms`).
-  function terms(s) {
+  function terms(s) { return termsAndWords(s)[0]; }
+  // Adjacent words as one term each (the Rust `phrase_pairs`): what a quoted phrase needs.
+  function phrasePairs(s) {
+    var w = termsAndWords(s)[1], out = [];
+    for (var i = 0; i + 1 < w.length; i++) out.push(w[i] + " " + w[i + 1]);
+    return out;
+  }
+  // The pairs each quoted phrase of a query needs ("…", “…”, «…»).
+  var QUOTED = /["\u201C\u201D\u201E\u00AB\u00BB]([^"\u201C\u201D\u201E\u00AB\u00BB]+)["\u201C\u201D\u201E\u00AB\u00BB]/g;
+  function queryPairs(s) {
+    var out = [], m;
+    QUOTED.lastIndex = 0;
+    while ((m = QUOTED.exec(s))) phrasePairs(m[1]).forEach(function (p) { if (out.indexOf(p) < 0) out.push(p); });
+    return out;
+  }
+  function termsAndWords(s) {
     var out = [], plain = [];
     chunks(s).forEach(function (c) {
       if (COMPOUND.test(c)) {
@@ -84,11 +99,11 @@
       });
     });
     plain.forEach(function (w, i) {
-      if ((w !== "abd" && w !== "\u0639\u0628\u062F") || i + 1 >= plain.length) return;
+      if ((w !== "abd" && w !== "عبد") || i + 1 >= plain.length) return;
       out.push(w + plain[i + 1]);
       if (LATIN_ARTICLE[plain[i + 1]] && i + 2 < plain.length) out.push(w + plain[i + 1] + plain[i + 2]);
     });
-    return out;
+    return [out, plain];
   }
   var LATIN_ARTICLE = { al: 1, el: 1, ul: 1 };
 
@@ -100,15 +115,15 @@
     names.split(" ").forEach(function (n) { MONTHS[n] = i + 1; });
   });
   // Levantine and Egyptian month names, normalized (أيار -> ايار).
-  ["\u0643\u0627\u0646\u0648\u0646 \u0627\u0644\u062B\u0627\u0646\u064A|\u064A\u0646\u0627\u064A\u0631",
-    "\u0634\u0628\u0627\u0637|\u0641\u0628\u0631\u0627\u064A\u0631", "\u0627\u0630\u0627\u0631|\u0645\u0627\u0631\u0633",
-    "\u0646\u064A\u0633\u0627\u0646|\u0627\u0628\u0631\u064A\u0644", "\u0627\u064A\u0627\u0631|\u0645\u0627\u064A\u0648",
-    "\u062D\u0632\u064A\u0631\u0627\u0646|\u064A\u0648\u0646\u064A\u0648|\u064A\u0648\u0646\u064A\u0647",
-    "\u062A\u0645\u0648\u0632|\u064A\u0648\u0644\u064A\u0648|\u064A\u0648\u0644\u064A\u0647",
-    "\u0627\u0628|\u0627\u063A\u0633\u0637\u0633", "\u0627\u064A\u0644\u0648\u0644|\u0633\u0628\u062A\u0645\u0628\u0631",
-    "\u062A\u0634\u0631\u064A\u0646 \u0627\u0644\u0627\u0648\u0644|\u0627\u0643\u062A\u0648\u0628\u0631",
-    "\u062A\u0634\u0631\u064A\u0646 \u0627\u0644\u062B\u0627\u0646\u064A|\u0646\u0648\u0641\u0645\u0628\u0631",
-    "\u0643\u0627\u0646\u0648\u0646 \u0627\u0644\u0627\u0648\u0644|\u062F\u064A\u0633\u0645\u0628\u0631"].forEach(function (names, i) {
+  ["كانون الثاني|يناير",
+    "شباط|فبراير", "اذار|مارس",
+    "نيسان|ابريل", "ايار|مايو",
+    "حزيران|يونيو|يونيه",
+    "تموز|يوليو|يوليه",
+    "اب|اغسطس", "ايلول|سبتمبر",
+    "تشرين الاول|اكتوبر",
+    "تشرين الثاني|نوفمبر",
+    "كانون الاول|ديسمبر"].forEach(function (names, i) {
     names.split("|").forEach(function (n) { MONTHS[n] = i + 1; });
   });
   var MONTH_NAMES = Object.keys(MONTHS).sort(function (a, b) { return b.length - a.length; }).join("|");
@@ -145,7 +160,7 @@
     for (var i = 0; i < ws.length;) {
       var w = ws[i][0], next = ws[i + 1] && ws[i + 1][0], after = ws[i + 2] && ws[i + 2][0];
       if (w === "abd" && next && LATIN_ARTICLE[next] && after) { joined.push([w + next + after, false]); i += 3; }
-      else if ((w === "abd" || w === "\u0639\u0628\u062F") && next) { joined.push([w + next, false]); i += 2; }
+      else if ((w === "abd" || w === "عبد") && next) { joined.push([w + next, false]); i += 2; }
       else { joined.push(ws[i]); i++; }
     }
     var onlyStop = joined.every(function (x) { return x[1]; });
@@ -162,10 +177,10 @@
     ou: "L:w", oo: "L:w", uu: "L:w", ee: "L:y", ei: "L:y", ai: "L:y", ay: "L:y", ey: "L:y", ie: "L:y", ii: "L:y" };
   var LATIN_ONE = { a: "V:a", e: "V:i", i: "V:i", o: "V:u", u: "V:u", c: "C:k", q: "C:k", k: "C:k", g: "C:j", v: "C:f", p: "C:b" };
   var ARABIC_ONE = {};
-  [["\u0627\u0621\u0626\u0624\u0639", "V:."], ["\u062D", "C:h"], ["\u062E", "C:X"], ["\u0634\u0686", "C:S"], ["\u063A", "C:G"],
-    ["\u062B\u062A\u0637", "C:t"], ["\u0630\u0636\u062F", "C:d"], ["\u0635\u0633", "C:s"], ["\u0638\u0632", "C:z"],
-    ["\u0642\u0643", "C:k"], ["\u062C\u06AF", "C:j"], ["\u0628\u067E", "C:b"], ["\u0641\u06A4", "C:f"], ["\u0631", "C:r"],
-    ["\u0644", "C:l"], ["\u0645", "C:m"], ["\u0646", "C:n"]].forEach(function (x) {
+  [["اءئؤع", "V:."], ["ح", "C:h"], ["خ", "C:X"], ["شچ", "C:S"], ["غ", "C:G"],
+    ["ثتط", "C:t"], ["ذضد", "C:d"], ["صس", "C:s"], ["ظز", "C:z"],
+    ["قك", "C:k"], ["جگ", "C:j"], ["بپ", "C:b"], ["فڤ", "C:f"], ["ر", "C:r"],
+    ["ل", "C:l"], ["م", "C:m"], ["ن", "C:n"]].forEach(function (x) {
     for (var c of x[0]) ARABIC_ONE[c] = x[1];
   });
   var ARABIC_LETTER = /[\u0621-\u064A\u067E\u0686\u06A4\u06AF]/;
@@ -194,10 +209,10 @@
     var cs = Array.from(w), out = [];
     for (var i = 0; i < cs.length; i++) {
       var c = cs[i], first = i === 0, last = i === cs.length - 1;
-      if ((c === "\u0648" || c === "\u064A" || c === "\u0649") && last && !first) out.push("V:.");
-      else if (c === "\u0648") out.push(first ? "C:w" : "L:w");
-      else if (c === "\u064A" || c === "\u0649") out.push(first ? "C:y" : "L:y");
-      else if (c === "\u0647") { if (!last || first) out.push("C:h"); }
+      if ((c === "و" || c === "ي" || c === "ى") && last && !first) out.push("V:.");
+      else if (c === "و") out.push(first ? "C:w" : "L:w");
+      else if (c === "ي" || c === "ى") out.push(first ? "C:y" : "L:y");
+      else if (c === "ه") { if (!last || first) out.push("C:h"); }
       else if (ARABIC_ONE[c]) out.push(ARABIC_ONE[c]);
       else return null;
     }
@@ -410,7 +425,7 @@
   };
   // state: {q, filters: {facet: [values]}, sort: "" | "date", page, typing}
   Engine.prototype.search = function (state) {
-    var self = this, m = this.m, qt = queryTerms(state.q || "");
+    var self = this, m = this.m, qt = queryTerms(state.q || ""), pairs = queryPairs(state.q || "");
     var prefixLast = state.typing && qt.length && !/[\s,;]$/.test(state.q) && Array.from(qt[qt.length - 1]).length >= 2;
     var active = m.facets.map(function (f) {
       var want = (state.filters || {})[f.name] || [];
@@ -418,14 +433,17 @@
     });
     var filtering = active.some(function (a) { return a.indexOf(true) >= 0; });
     if (!qt.length && !filtering) return Promise.resolve({ empty: true, terms: [] });
-    var loads = [Promise.all(qt.map(function (t, i) { return self.matchAny(t, prefixLast && i === qt.length - 1); })), this.codes()];
+    var loads = [Promise.all(qt.map(function (t, i) { return self.matchAny(t, prefixLast && i === qt.length - 1); })), this.codes(),
+      Promise.all(pairs.map(function (p) { return self.match(p, false); }))];
     if (state.sort === "date") loads.push(this.file(m.datesFile));
     return Promise.all(loads).then(function (r) {
-      var loaded = performance.now(), maps = r[0], dates = r[2], base = [], scores = new Map();
+      var loaded = performance.now(), maps = r[0], phrase = r[2], dates = r[3], base = [], scores = new Map();
       if (qt.length) {
         maps.sort(function (a, b) { return a.size - b.size; });
         maps[0].forEach(function (s, d) {
           for (var i = 1; i < maps.length; i++) { var o = maps[i].get(d); if (o === undefined) return; s += o; }
+          // A quoted phrase: its words next to each other and in order.
+          for (i = 0; i < phrase.length; i++) if (!phrase[i].has(d)) return;
           base.push(d);
           scores.set(d, s);
         });
@@ -509,6 +527,8 @@
   api.editDistance = editDistance;
   api.stopWords = STOP;
   api.terms = terms;
+  api.phrasePairs = phrasePairs;
+  api.queryPairs = queryPairs;
   api.queryTerms = queryTerms;
   api.decodePostings = decodePostings;
   api.shardIndex = shardIndex;
