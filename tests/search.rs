@@ -510,17 +510,17 @@ fn name_fields_must_be_case_fields() {
 fn name_fields_get_keys_and_a_names_list_and_other_fields_do_not() {
     let site = SiteTest::fixture("search");
     site.build().success();
+    // The kinds of index file: `k0.<hash>.js` is a `k`.
     let kinds = |site: &SiteTest| -> Vec<String> {
         let mut k: Vec<String> = index_files(site)
             .iter()
             .map(|n| {
-                n.trim_end_matches(|c: char| c != '.')
-                    .split('.')
+                n.split('.')
                     .next()
                     .unwrap()
-                    .trim_end_matches(char::is_numeric)
-                    .to_string()
+                    .trim_end_matches(|c: char| c.is_ascii_digit())
             })
+            .map(str::to_string)
             .collect();
         k.sort();
         k.dedup();
