@@ -554,3 +554,38 @@ fn name_fields_get_keys_and_a_names_list_and_other_fields_do_not() {
     );
     assert!(!kinds(&plain).contains(&"n".to_string()));
 }
+
+/// Name matching runs in the browser from disk as in Node: other spellings, the other
+/// script, a typo, a quoted phrase and a written date (names of tests/fixtures/search).
+#[test]
+fn browser_name_search_from_disk() {
+    let Some(mut b) = Browser::launch("browser_name_search_from_disk") else {
+        return;
+    };
+    let site = SiteTest::fixture("search");
+    site.run(&["build", "--portable"]).success();
+    let page = site.public().join("search/index.html");
+    let mut search = |q: &str| -> (usize, Vec<String>) {
+        let url = url::Url::from_file_path(&page).unwrap();
+        b.goto(&format!(
+            "{url}?q={}",
+            url::form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>()
+        ));
+        let status = b
+            .wait_for("!document.getElementById('search-results').hasAttribute('aria-busy') && /[0-9]/.test(document.getElementById('search-status').textContent) && document.getElementById('search-status').textContent")
+            .as_str()
+            .unwrap()
+            .to_string();
+        (total(&status), result_titles(&mut b))
+    };
+    // Two results a page in this fixture: the exact spelling, then another spelling; the
+    // Arabic spelling and Mahmoud follow.
+    assert_eq!(
+        search("Mohamed"),
+        (4, vec!["Case A".into(), "Case C".into()])
+    );
+    assert_eq!(search("محمد"), (4, vec!["Case B".into(), "Case A".into()]));
+    assert_eq!(search("Khatb"), (2, vec!["Case A".into(), "Case B".into()]));
+    assert_eq!(search("\"Mohammed al-Khatib\""), (1, vec!["Case A".into()]));
+    assert_eq!(search("14 May 2012"), (1, vec!["Case A".into()]));
+}

@@ -53,6 +53,11 @@ const GIVEN = [
   ["جمال", "Jamal", "Gamal"],
   ["نزار", "Nizar"],
   ["أنس", "Anas"],
+  ["سعيد", "Said", "Saeed", "Sa'id"],
+  ["يحيى", "Yahya", "Yehia", "Yahia"],
+  ["هشام", "Hisham", "Hesham", "Hicham"],
+  ["فؤاد", "Fouad", "Fuad"],
+  ["وائل", "Wael", "Wail"],
 ];
 const FAMILY = [
   ["الخطيب", "al-Khatib", "el-Khatib", "Al Khatib", "Khatib"],
@@ -229,7 +234,7 @@ function typo(word) {
 const queries = [];
 const add = (cls, q, relevant, filters) => { if (relevant.length) queries.push({ class: cls, q, relevant, ...(filters ? { filters } : {}) }); };
 const single = GIVEN.filter((g) => !g[0].includes(" "));
-for (const g of single.slice(0, 12)) {
+for (const g of single.slice(0, 12).concat(single.slice(-5))) {
   const gi = GIVEN.indexOf(g);
   // exact: the spelling as written; relevant: the cases that have that spelling.
   add("exact", g[1], ids((p) => latinHas(p, g[1])));
@@ -259,6 +264,9 @@ add("arabic forms", "اسامه", ids((p) => p.arabic && hasName(p, 13)));
 add("arabic forms", "مُحَمَّد", ids((p) => p.arabic && hasName(p, 0)));
 add("arabic forms", "علي", ids((p) => p.arabic && hasName(p, 6)));
 add("arabic forms", "عبدالرحمن", ids((p) => p.arabic && hasName(p, 10)));
+// An Arabic family name typed with the article finds its Latin spellings too.
+add("cross-script", "الخطيب", ids((p) => p.family === 0));
+add("cross-script", "al-Masri", ids((p) => p.family === 2));
 // Full names: given and family name, in either spelling.
 for (let k = 0; k < 6; k++) {
   const p = people[Math.floor(rand() * people.length)];

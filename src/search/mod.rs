@@ -288,7 +288,7 @@ fn doc_terms(doc: &Doc) -> DocTerms {
             tf[field] = tf[field].saturating_add(1);
         }
     };
-    add(TITLE, terms_and_pairs(&doc.title));
+    add(TITLE, (terms(&doc.title), Vec::new()));
     for id in &doc.identifiers {
         let whole = normalize(id.trim());
         let mut list = terms(id);
@@ -297,8 +297,9 @@ fn doc_terms(doc: &Doc) -> DocTerms {
         }
         add(IDENTIFIER, (list, Vec::new()));
     }
-    // Quoted phrases are matched in titles and names, where people look for a full name;
-    // pairs for all text would double the index.
+    // Quoted phrases are checked in name fields, where people look for a full name; pairs
+    // for titles and text would cost a third more index time and size (an archive's titles
+    // are mostly unique), and there a phrase is matched as its words (see the client).
     for f in &doc.fields {
         let pairs = if doc.names.contains(f) {
             terms_and_pairs(f).1

@@ -49,6 +49,7 @@ pub(crate) fn name_key(word: &str) -> Option<String> {
         let class = sounds
             .iter()
             .find_map(|s| match s {
+                Sound::Vowel('-') => None,
                 Sound::Vowel(c) => Some(*c),
                 Sound::Long('w') => Some('u'),
                 Sound::Long(_) => Some('i'),
@@ -86,8 +87,18 @@ fn is_arabic_letter(c: char) -> bool {
     )
 }
 
+/// Marks written for ع or hamza in Latin letters (Sa'id, Ma’moun, ʿAli): a break between
+/// sounds, as ع is in Arabic.
+const AYN_MARKS: &[char] = &['\'', '\u{2018}', '\u{2019}', '\u{02BE}', '\u{02BF}', '`'];
+
 fn latin_sounds(word: &str) -> Option<Vec<Sound>> {
-    if !word.bytes().all(|b| b.is_ascii_lowercase()) {
+    let word: String = word
+        .chars()
+        .map(|c| if AYN_MARKS.contains(&c) { '\'' } else { c })
+        .collect();
+    if !word.bytes().all(|b| b.is_ascii_lowercase() || b == b'\'')
+        || !word.bytes().any(|b| b.is_ascii_lowercase())
+    {
         return None;
     }
     let b = word.as_bytes();
@@ -120,6 +131,7 @@ fn latin_sounds(word: &str) -> Option<Vec<Sound>> {
         }
         let next_is_vowel = b.get(i + 1).is_some_and(|c| b"aeiou".contains(c));
         match b[i] {
+            b'\'' => out.push(Sound::Vowel('-')),
             b'a' => out.push(Sound::Vowel('a')),
             b'e' | b'i' => out.push(Sound::Vowel('i')),
             b'o' | b'u' => out.push(Sound::Vowel('u')),
@@ -251,6 +263,10 @@ mod tests {
         assert_eq!(key("محمود"), "~mhmd~mhmwd~.");
         assert_eq!(key("حسين"), "~hsn~hsyn~.");
         assert_eq!(name_key("2761"), None);
+        // An ayn or hamza mark is a break between sounds, as ع and أ are in Arabic.
+        assert_eq!(key("sa'id"), "~sd~sd~a");
+        assert_eq!(key("ma’moun"), "~mn~mmwn~a");
+        assert_eq!(key("مامون"), "~mn~mmwn~.");
         assert_eq!(name_key("ааа"), None);
     }
 

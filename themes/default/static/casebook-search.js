@@ -74,12 +74,15 @@
     for (var i = 0; i + 1 < w.length; i++) out.push(w[i] + " " + w[i + 1]);
     return out;
   }
-  // The pairs each quoted phrase of a query needs ("…", “…”, «…»).
+  // The pairs each quoted phrase of a query needs ("…", “…”, «…»), one list per phrase.
   var QUOTED = /["\u201C\u201D\u201E\u00AB\u00BB]([^"\u201C\u201D\u201E\u00AB\u00BB]+)["\u201C\u201D\u201E\u00AB\u00BB]/g;
-  function queryPairs(s) {
+  function queryPhrases(s) {
     var out = [], m;
     QUOTED.lastIndex = 0;
-    while ((m = QUOTED.exec(s))) phrasePairs(m[1]).forEach(function (p) { if (out.indexOf(p) < 0) out.push(p); });
+    while ((m = QUOTED.exec(s))) {
+      var pairs = phrasePairs(m[1]);
+      if (pairs.length) out.push(pairs);
+    }
     return out;
   }
   function termsAndWords(s) {
@@ -108,7 +111,7 @@
   var LATIN_ARTICLE = { al: 1, el: 1, ul: 1 };
 
   // Written dates in a query become ISO dates (a day) or months: 14 May 2012, May 14, 2012,
-  // 14/5/2012 (day first), أيار 2012, 14 يناير 2012. Runs on normalized text.
+  // 14/5/2012 (day first), 5/31/2012, أيار 2012, 14 يناير 2012. Runs on normalized text.
   var MONTHS = {};
   ["january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
     "september sept sep", "october oct", "november nov", "december dec"].forEach(function (names, i) {
@@ -146,7 +149,8 @@
       .replace(DAY_MONTH_YEAR, function (w, lead, d, m, y) { return put(w, lead, y, MONTHS[m], d); })
       .replace(MONTH_DAY_YEAR, function (w, lead, m, d, y) { return put(w, lead, y, MONTHS[m], d); })
       .replace(MONTH_YEAR, function (w, lead, m, y) { return put(w, lead, y, MONTHS[m]); })
-      .replace(NUMERIC, function (w, lead, d, m, y) { return put(w, lead, y, m, d); });
+      // Day first, as written in Syria and Europe; month first when only that is a date (5/31/2012).
+      .replace(NUMERIC, function (w, lead, d, m, y) { return iso(y, m, d) ? lead + iso(y, m, d) : put(w, lead, y, d, m); });
   }
   // Terms a query must match (the Rust `query_terms`), as typed: function words and a
   // Latin article left out unless the query holds nothing else, `abd` joined to the name
@@ -184,8 +188,11 @@
     for (var c of x[0]) ARABIC_ONE[c] = x[1];
   });
   var ARABIC_LETTER = /[\u0621-\u064A\u067E\u0686\u06A4\u06AF]/;
+  // Marks written for ع or hamza in Latin letters (Sa'id, Ma’moun, ʿAli) break sounds, as ع does.
+  var AYN = /['\u2018\u2019\u02BE\u02BF`]/g;
   function latinSounds(w) {
-    if (!/^[a-z]+$/.test(w)) return null;
+    w = w.replace(AYN, "'");
+    if (!/^[a-z']*[a-z][a-z']*$/.test(w)) return null;
     var out = [];
     for (var i = 0; i < w.length;) {
       var two = LATIN_PAIRS[w.substr(i, 2)];
@@ -197,7 +204,8 @@
         continue;
       }
       var c = w.charAt(i), nextVowel = "aeiou".indexOf(w.charAt(i + 1)) >= 0 && i + 1 < w.length;
-      if (c === "y") out.push(i === 0 || nextVowel ? "C:y" : "V:i");
+      if (c === "'") out.push("V:-");
+      else if (c === "y") out.push(i === 0 || nextVowel ? "C:y" : "V:i");
       else if (c === "h" && i === w.length - 1 && out.length && out[out.length - 1].charAt(0) === "V") { /* silent */ }
       else if (c === "x") out.push("C:k", "C:s");
       else out.push(LATIN_ONE[c] || "C:" + c);
@@ -225,7 +233,7 @@
     var strict = "", prev = null, cls = arabic ? "." : null;
     sounds.forEach(function (s) {
       var kind = s.charAt(0), c = s.charAt(2);
-      if (kind === "V") { prev = null; if (!cls) cls = c; return; }
+      if (kind === "V") { prev = null; if (!cls && c !== "-") cls = c; return; }
       if (!cls && kind === "L") cls = c === "w" ? "u" : "i";
       if (prev !== c) strict += c;
       prev = c;
@@ -387,12 +395,27 @@
   Engine.prototype.matchAny = function (t, prefix) {
     var self = this, alts = alternatives(t);
     var exact = Promise.all(alts.map(function (a) { return self.match(a[0], prefix); }));
-    return Promise.all([exact, this.matchKey(t, 1)]).then(function (r) {
+    // Other spellings of each form (الخطيب: also those of خطيب, so al-Khatib is found).
+    var keyed = Promise.all(alts.map(function (a) { return self.matchKey(a[0], a[1]); }));
+    return Promise.all([exact, keyed]).then(function (r) {
       var out = new Map(), found = r[0].some(function (m) { return m.size; });
       r[0].forEach(function (m, i) { keep(out, m, alts[i][1]); });
-      keep(out, r[1], 1);
+      r[1].forEach(function (m) { keep(out, m, 1); });
       if (found || prefix || COMPOUND.test(t)) return out;
       return self.matchTypo(t).then(function (m) { keep(out, m, 1); return out; });
+    });
+  };
+  // The documents that have a quoted phrase's words next to each other in a name field, or
+  // null when that cannot be told: pairs of adjacent words are indexed for name fields only,
+  // so a phrase with a pair found in none of them (a phrase of the body text) is matched as
+  // its words.
+  Engine.prototype.matchPhrase = function (pairs) {
+    var self = this;
+    return Promise.all(pairs.map(function (p) { return self.match(p, false); })).then(function (maps) {
+      if (maps.some(function (m) { return !m.size; })) return null;
+      var out = new Set();
+      maps[0].forEach(function (s, d) { if (maps.every(function (m) { return m.has(d); })) out.add(d); });
+      return out;
     });
   };
   Engine.prototype.codes = function () {
@@ -425,7 +448,7 @@
   };
   // state: {q, filters: {facet: [values]}, sort: "" | "date", page, typing}
   Engine.prototype.search = function (state) {
-    var self = this, m = this.m, qt = queryTerms(state.q || ""), pairs = queryPairs(state.q || "");
+    var self = this, m = this.m, qt = queryTerms(state.q || ""), phrases = queryPhrases(state.q || "");
     var prefixLast = state.typing && qt.length && !/[\s,;]$/.test(state.q) && Array.from(qt[qt.length - 1]).length >= 2;
     var active = m.facets.map(function (f) {
       var want = (state.filters || {})[f.name] || [];
@@ -434,10 +457,11 @@
     var filtering = active.some(function (a) { return a.indexOf(true) >= 0; });
     if (!qt.length && !filtering) return Promise.resolve({ empty: true, terms: [] });
     var loads = [Promise.all(qt.map(function (t, i) { return self.matchAny(t, prefixLast && i === qt.length - 1); })), this.codes(),
-      Promise.all(pairs.map(function (p) { return self.match(p, false); }))];
+      Promise.all(phrases.map(function (pairs) { return self.matchPhrase(pairs); }))];
     if (state.sort === "date") loads.push(this.file(m.datesFile));
     return Promise.all(loads).then(function (r) {
-      var loaded = performance.now(), maps = r[0], phrase = r[2], dates = r[3], base = [], scores = new Map();
+      var loaded = performance.now(), maps = r[0], dates = r[3], base = [], scores = new Map();
+      var phrase = r[2].filter(function (docs) { return docs; });
       if (qt.length) {
         maps.sort(function (a, b) { return a.size - b.size; });
         maps[0].forEach(function (s, d) {
@@ -497,21 +521,28 @@
     });
   };
 
+  // The `~LOOSE~` part of a word's name key: what its other spellings share ("" if none).
+  function looseKey(w) {
+    var k = nameKey(w);
+    return k ? k.slice(0, k.indexOf("~", 1) + 1) : "";
+  }
   // Splits `text` into [string, highlighted] runs for the query terms.
   function highlight(text, qt, prefix) {
     // [term, whether it is the prefix being typed]: the last query term's forms only.
-    var want = [];
+    var want = [], keys = [];
     qt.forEach(function (t, i) {
       var p = prefix && i === qt.length - 1;
       alternatives(t).forEach(function (a) { want.push([a[0], p]); });
       if (COMPOUND.test(t)) t.split(/[\/-]/).forEach(function (part) { want.push([part, false]); });
+      // Other spellings of a name are marked too (Muhammad for Mohammed).
+      else if (!p && looseKey(t)) keys.push(looseKey(t));
     });
     function hit(w) {
       var n = normalize(w), bare = stripArticle(n);
       return want.some(function (x) {
         var t = x[0];
         return n === t || bare === t || (x[1] && (n.indexOf(t) === 0 || (bare || "").indexOf(t) === 0));
-      });
+      }) || (keys.length > 0 && keys.indexOf(looseKey(bare || n)) >= 0);
     }
     var out = [];
     if (!seg) return [[text, false]];
@@ -528,7 +559,7 @@
   api.stopWords = STOP;
   api.terms = terms;
   api.phrasePairs = phrasePairs;
-  api.queryPairs = queryPairs;
+  api.queryPhrases = queryPhrases;
   api.queryTerms = queryTerms;
   api.decodePostings = decodePostings;
   api.shardIndex = shardIndex;
