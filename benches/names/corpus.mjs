@@ -217,6 +217,9 @@ for (const p of people) {
 const ids = (f) => people.filter(f).map((p) => p.id);
 const hasName = (p, g) => p.given === g || p.father === g;
 const latinHas = (p, word) => p.latin && p.latin.some((w) => w === word);
+// Every spelling in the corpus, normalized roughly as search does: a typo must not be one.
+const fold = (w) => w.toLowerCase().replace(/[أإآ]/g, "ا").replace(/ة/g, "ه").replace(/ى/g, "ي");
+const spellings = new Set([...GIVEN, ...FAMILY, ...PLACES].flat().flatMap((n) => n.split(/[\s-]+/)).map(fold));
 // One edit a hurried thumb makes: a letter dropped, doubled, swapped or replaced.
 function typo(word) {
   const cs = Array.from(word);
@@ -228,7 +231,7 @@ function typo(word) {
     else if (kind === 2) [t[i], t[i + 1]] = [t[i + 1], t[i]];
     else t[i] = pick(Array.from(/[\u0600-\u06ff]/.test(word) ? "بتثجحخدذرزسشصضطظعغفقكلمنهوي" : "abdefhiklmnorstuy"));
     const w = t.join("");
-    if (w !== word && t.length >= 4) return w;
+    if (w !== word && t.length >= 4 && !spellings.has(fold(w))) return w;
   }
 }
 const queries = [];

@@ -39,7 +39,7 @@ use normalize::{normalize, terms, terms_and_pairs};
 /// Target size of a term shard before compression.
 const SHARD_BYTES: usize = 16 * 1024;
 /// Target size of a name-key shard and of a run of the names list.
-const KEY_SHARD_BYTES: usize = 4 * 1024;
+const KEY_SHARD_BYTES: usize = 1536;
 const NAMES_SHARD_BYTES: usize = 8 * 1024;
 /// At most this many document chunks per language, whatever the size of the archive.
 const MAX_CHUNKS: usize = 384;
@@ -557,6 +557,8 @@ enum Scoring<'a> {
 }
 
 /// BM25F: field-weighted, length-normalised term frequency, then BM25 saturation and IDF.
+/// A name key's documents all score the same (it is in one field once, unnormalised): its
+/// postings are that score once, then the document deltas.
 fn encode_postings(
     list: &[(u32, [u16; 4])],
     docs: &[Arc<DocTerms>],
@@ -570,6 +572,16 @@ fn encode_postings(
     };
     let idf = (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln();
     let mut out = String::with_capacity(list.len() * 2);
+    if avg.is_none() {
+        let weighted = weights[FIELDS];
+        out.push(score_char(idf * weighted / (BM25_K1 + weighted)));
+        let mut last = 0u32;
+        for (doc, _) in list {
+            push_varint(&mut out, u64::from(doc - last));
+            last = *doc;
+        }
+        return out;
+    }
     let mut last = 0u32;
     for (i, (doc, tf)) in list.iter().enumerate() {
         let mut weighted = 0.0;

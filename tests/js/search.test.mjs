@@ -59,6 +59,13 @@ test("postings decode deltas and scores", () => {
   assert.equal(m.get(33), Math.pow(2, -8));
 });
 
+test("name-key postings carry one score, then deltas", () => {
+  const m = search.decodeKeyPostings("oAhB");
+  assert.deepEqual([...m.keys()], [0, 33]);
+  assert.equal(m.get(0), 1);
+  assert.equal(m.get(33), 1);
+});
+
 test("shard lookup finds the last shard starting at or before a term", () => {
   const shards = [["", "t0"], ["g", "t1"], ["p", "t2"]];
   assert.equal(search.shardIndex(shards, "apple"), 0);

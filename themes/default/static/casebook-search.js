@@ -292,6 +292,17 @@
     }
     return map;
   }
+  // A name key's postings: one score for all, then document deltas.
+  function decodeKeyPostings(s) {
+    var map = new Map(), doc = 0, i = 1, score = Math.pow(2, VAL[s.charAt(0)] / 5 - 8);
+    while (i < s.length) {
+      var n = 0, mul = 1, v;
+      do { v = VAL[s.charAt(i++)]; n += (v & 31) * mul; mul *= 32; } while (v & 32);
+      doc += n;
+      map.set(doc, score);
+    }
+    return map;
+  }
   function fixed(s, at, width) {
     var n = 0;
     for (var i = 0; i < width; i++) n = n * 64 + VAL[s.charAt(at + i)];
@@ -371,7 +382,7 @@
     return Promise.all(names.map(function (n) { return self.shardTerms(n); })).then(function (maps) {
       var out = new Map();
       maps.forEach(function (m) {
-        m.forEach(function (p, term) { if (term.indexOf(loose) === 0) keep(out, decodePostings(p), k * keyWeight(key, term)); });
+        m.forEach(function (p, term) { if (term.indexOf(loose) === 0) keep(out, decodeKeyPostings(p), k * keyWeight(key, term)); });
       });
       return out;
     });
@@ -385,7 +396,9 @@
       var near = list.filter(function (w) {
         return w !== word && ARABIC_LETTER.test(w) === arabic && editDistance(word, w, limit) <= limit;
       });
-      return Promise.all(near.map(function (w) { return self.matchKey(w, 0.6); }));
+      // A correction ranks as its own spellings would, a little below (0.9): above what the
+      // mistyped word's skeleton finds in the other script.
+      return Promise.all(near.map(function (w) { return self.matchKey(w, 0.9); }));
     }).then(function (maps) {
       var out = new Map();
       maps.forEach(function (m) { keep(out, m, 1); });
@@ -562,6 +575,7 @@
   api.queryPhrases = queryPhrases;
   api.queryTerms = queryTerms;
   api.decodePostings = decodePostings;
+  api.decodeKeyPostings = decodeKeyPostings;
   api.shardIndex = shardIndex;
   api.highlight = highlight;
   api.Engine = Engine;
