@@ -204,29 +204,35 @@ fn terms_and_words(text: &str) -> (Vec<String>, Vec<usize>) {
     (out, plain)
 }
 
-/// `abd` ("servant of", the first half of many names) joined to the word after it, and
-/// through a Latin article to the one after that: `Abd al-Rahman` is also `abdalrahman` and
-/// `abdal`, `عبد الرحمن` also `عبدالرحمن`, since names are written both ways. `words`
-/// are the positions of the words as written among `terms`.
+/// `abd` ("servant of", the first half of many names) joined to the name after it, through
+/// a Latin article when there is one: `Abd al-Rahman` and `Abdel Rahman` are also
+/// `abdalrahman` and `abdelrahman`, `عبد الرحمن` also `عبدالرحمن`, since names are written
+/// both ways. `words` are the positions of the words as written among `terms`.
 fn abd_joined(terms: &[String], words: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     let word = |i: usize| words.get(i).map(|&t| terms[t].as_str());
     for i in 0..words.len() {
         let first = terms[words[i]].as_str();
-        if first != "abd" && first != "عبد" {
+        if !is_abd(first) {
             continue;
         }
-        let Some(next) = word(i + 1) else {
-            continue;
-        };
-        out.push(format!("{first}{next}"));
-        if is_latin_article(next)
-            && let Some(after) = word(i + 2)
-        {
-            out.push(format!("{first}{next}{after}"));
+        match (word(i + 1), word(i + 2)) {
+            (Some(article), Some(name)) if first == "abd" && is_latin_article(article) => {
+                out.push(format!("{first}{article}{name}"));
+            }
+            (Some(name), _) => out.push(format!("{first}{name}")),
+            (None, _) => {}
         }
     }
     out
+}
+
+/// `abd`, `عبد`, or `abd` with the article run on (`abdel`, `abdul`, `abdal`).
+fn is_abd(word: &str) -> bool {
+    matches!(
+        word,
+        "abd" | "عبد" | "abdel" | "abdul" | "abdal" | "abdil" | "abdol"
+    )
 }
 
 /// `al`, `el`, `ul`: the Arabic article written apart in Latin letters (al-Khatib, el-Khatib).
@@ -269,7 +275,7 @@ pub(crate) fn query_terms(text: &str) -> Vec<String> {
                 joined.push((format!("abd{a}{name}"), false));
                 i += 3;
             }
-            ("abd" | "عبد", Some(name), _) => {
+            (first, Some(name), _) if is_abd(first) => {
                 joined.push((format!("{word}{name}"), false));
                 i += 2;
             }

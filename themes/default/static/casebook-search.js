@@ -102,13 +102,15 @@
       });
     });
     plain.forEach(function (w, i) {
-      if ((w !== "abd" && w !== "عبد") || i + 1 >= plain.length) return;
-      out.push(w + plain[i + 1]);
-      if (LATIN_ARTICLE[plain[i + 1]] && i + 2 < plain.length) out.push(w + plain[i + 1] + plain[i + 2]);
+      if (!ABD[w] || i + 1 >= plain.length) return;
+      if (w === "abd" && LATIN_ARTICLE[plain[i + 1]] && i + 2 < plain.length) out.push(w + plain[i + 1] + plain[i + 2]);
+      else out.push(w + plain[i + 1]);
     });
     return [out, plain];
   }
   var LATIN_ARTICLE = { al: 1, el: 1, ul: 1 };
+  // abd, with the article run on or not (the Rust is_abd).
+  var ABD = { abd: 1, "عبد": 1, abdel: 1, abdul: 1, abdal: 1, abdil: 1, abdol: 1 };
 
   // Written dates in a query become ISO dates (a day) or months: 14 May 2012, May 14, 2012,
   // 14/5/2012 (day first), 5/31/2012, أيار 2012, 14 يناير 2012. Runs on normalized text.
@@ -164,7 +166,7 @@
     for (var i = 0; i < ws.length;) {
       var w = ws[i][0], next = ws[i + 1] && ws[i + 1][0], after = ws[i + 2] && ws[i + 2][0];
       if (w === "abd" && next && LATIN_ARTICLE[next] && after) { joined.push([w + next + after, false]); i += 3; }
-      else if ((w === "abd" || w === "عبد") && next) { joined.push([w + next, false]); i += 2; }
+      else if (ABD[w] && next) { joined.push([w + next, false]); i += 2; }
       else { joined.push(ws[i]); i++; }
     }
     var onlyStop = joined.every(function (x) { return x[1]; });
