@@ -254,8 +254,8 @@ struct LangFiles {
     files: Vec<Output>,
 }
 
-/// Term frequencies of one document per field (name keys among them), each field's length
-/// in terms, and the words of its name fields long enough to be found with a typo.
+/// Term frequencies of one document per field, each field's length in terms, and the words
+/// of its name fields (their keys are made once per word for the whole index).
 struct DocTerms {
     terms: Vec<(String, [u16; 4])>,
     lens: [u32; 4],
@@ -298,31 +298,21 @@ fn doc_terms(doc: &Doc) -> DocTerms {
         add(IDENTIFIER, (list, Vec::new()));
     }
     // Quoted phrases are checked in name fields, where people look for a full name; pairs
-    // for titles and text would cost a third more index time and size (an archive's titles
-    // are mostly unique), and there a phrase is matched as its words (see the client).
+    // for titles and text would cost a fifth to twice the index time and size (an archive's
+    // titles are mostly unique), and there a phrase is matched as its words (see the client).
+    let mut name_words = Vec::new();
     for f in &doc.fields {
-        let pairs = if doc.names.contains(f) {
-            terms_and_pairs(f).1
+        if doc.names.contains(f) {
+            let (list, pairs) = terms_and_pairs(f);
+            name_words.extend(list.iter().cloned());
+            add(FIELDS, (list, pairs));
         } else {
-            Vec::new()
-        };
-        add(FIELDS, (terms(f), pairs));
+            add(FIELDS, (terms(f), Vec::new()));
+        }
     }
     add(TEXT, (terms(&doc.text), Vec::new()));
-    // Name keys count as field matches but not towards the field's length: they are
-    // another way to find words that are already there.
-    let mut name_words = Vec::new();
-    for value in &doc.names {
-        for word in terms(value) {
-            let Some(key) = names::name_key(&word) else {
-                continue;
-            };
-            if word.chars().count() >= names::TYPO_MIN_CHARS {
-                name_words.push(word);
-            }
-            // Whether the name is there, not how often (given name and father's alike).
-            map.entry(key).or_default()[FIELDS] = 1;
-        }
+    for value in doc.names.iter().filter(|v| !doc.fields.contains(v)) {
+        name_words.extend(terms(value));
     }
     name_words.sort_unstable();
     name_words.dedup();
@@ -368,6 +358,38 @@ fn build_language(
                 words.len() - 1
             });
             postings[id].push((d as u32, *tf));
+        }
+    }
+    // Name keys: made once for each distinct name word, then a posting for every document
+    // with a word of that key. They count as field matches (whether the name is there, not
+    // how often) but not towards the field's length: another way to find words already there.
+    let mut key_of: FxHashMap<&str, Option<String>> = FxHashMap::default();
+    for dt in per_doc.iter() {
+        for w in &dt.name_words {
+            key_of
+                .entry(w.as_str())
+                .or_insert_with(|| names::name_key(w));
+        }
+    }
+    let mut doc_keys: Vec<&str> = Vec::new();
+    for (d, dt) in per_doc.iter().enumerate() {
+        doc_keys.clear();
+        doc_keys.extend(
+            dt.name_words
+                .iter()
+                .filter_map(|w| key_of[w.as_str()].as_deref()),
+        );
+        doc_keys.sort_unstable();
+        doc_keys.dedup();
+        for &key in &doc_keys {
+            let id = *vocabulary.entry(key).or_insert_with(|| {
+                words.push(key);
+                postings.push(Vec::new());
+                words.len() - 1
+            });
+            let mut tf = [0u16; 4];
+            tf[FIELDS] = 1;
+            postings[id].push((d as u32, tf));
         }
     }
     let mut avg = [0f64; 4];
@@ -424,13 +446,14 @@ fn build_language(
     let shards = shard_runs(&mut emit, "t", SHARD_BYTES, pairs(plain).into_iter());
     let key_shards = shard_runs(&mut emit, "k", KEY_SHARD_BYTES, pairs(keys).into_iter());
 
-    // The names list for typos: every name word, sorted, in runs like the term shards.
-    let mut name_words: Vec<&str> = per_doc
+    // The names list for typos: every name word long enough, sorted, in runs like the term
+    // shards.
+    let mut name_words: Vec<&str> = key_of
         .iter()
-        .flat_map(|dt| dt.name_words.iter().map(String::as_str))
+        .filter(|(w, key)| key.is_some() && w.chars().count() >= names::TYPO_MIN_CHARS)
+        .map(|(w, _)| *w)
         .collect();
     name_words.sort_unstable_by(|a, b| js_order(a, b));
-    name_words.dedup();
     let name_shards = shard_runs(
         &mut emit,
         "n",
