@@ -38,6 +38,21 @@ pub(crate) struct TocEntry {
     pub(crate) children: Vec<TocEntry>,
 }
 
+const TABLE_SCROLL_OPEN: &str = "<div class=\"table-scroll\" tabindex=\"0\">\n";
+const CODE_SCROLL_OPEN: &str = "<div class=\"code-scroll\" tabindex=\"0\">\n";
+
+/// Table columns aligned in Markdown get a class instead of the `style` attribute
+/// pulldown-cmark writes, so pages hold under a Content-Security-Policy without
+/// `style-src 'unsafe-inline'`.
+fn aligned_cells_as_classes(html: String) -> String {
+    if !html.contains(" style=\"text-align: ") {
+        return html;
+    }
+    html.replace(" style=\"text-align: left\"", " class=\"align-left\"")
+        .replace(" style=\"text-align: center\"", " class=\"align-center\"")
+        .replace(" style=\"text-align: right\"", " class=\"align-right\"")
+}
+
 /// Where a markdown text came from, so errors point into the right file and line.
 pub(crate) struct Source<'a> {
     pub(crate) path: &'a Path,
@@ -155,6 +170,23 @@ pub(crate) fn render(
                 events.push(Event::InlineHtml(CowStr::Borrowed(FOOTNOTE_SEPARATOR)));
                 events.push(event);
             }
+            // Tables and code blocks scroll sideways in a box of their own, which the keyboard
+            // can reach (so a phone never scrolls the whole page, and no content is mouse-only).
+            Event::Start(Tag::Table(_)) => {
+                events.push(Event::Html(CowStr::Borrowed(TABLE_SCROLL_OPEN)));
+                events.push(event);
+            }
+            Event::Start(Tag::CodeBlock(_)) => {
+                events.push(Event::Html(CowStr::Borrowed(CODE_SCROLL_OPEN)));
+                events.push(event);
+            }
+            Event::End(TagEnd::Table | TagEnd::CodeBlock) => {
+                if !plain.ends_with(' ') {
+                    plain.push(' ');
+                }
+                events.push(event);
+                events.push(Event::Html(CowStr::Borrowed("</div>\n")));
+            }
             Event::End(ref end)
                 if !matches!(
                     end,
@@ -189,6 +221,8 @@ pub(crate) fn render(
             None
         }
     };
+    let html = aligned_cells_as_classes(html);
+    let summary = summary.map(aligned_cells_as_classes);
     Rendered {
         html,
         summary,

@@ -25,3 +25,4 @@ mod serve_files;
 mod serve_guard;
 mod serve_watch;
 mod signing;
+mod visitors;

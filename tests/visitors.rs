@@ -1,0 +1,154 @@
+//! What visitors meet on a phone, with the keyboard, in the dark scheme and without
+//! JavaScript (issue 30), in Chromium over the bundled site.
+
+use serde_json::json;
+
+use crate::support::browser::{Browser, serve};
+use crate::support::bundled;
+
+/// WCAG contrast ratio of two computed `rgb(...)` colours, in the page.
+const CONTRAST: &str = r#"
+window.contrast = (a, b) => {
+  const lum = (c) => {
+    const [r, g, b] = c.match(/[\d.]+/g).slice(0, 3).map((v) => {
+      v = v / 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [x, y] = [lum(a), lum(b)];
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+};
+"#;
+
+#[test]
+fn browser_phone_keyboard_dark_and_no_script_defects_stay_fixed() {
+    let Some(mut b) =
+        Browser::launch("browser_phone_keyboard_dark_and_no_script_defects_stay_fixed")
+    else {
+        return;
+    };
+    let site = bundled();
+    site.build().success();
+    let base = serve(&site.public());
+
+    // A phone: long bare URLs on the sources page wrap instead of widening it.
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    b.goto(&format!("{base}sources/"));
+    b.wait_for("document.readyState === 'complete'");
+    let widths = b.eval("[document.documentElement.scrollWidth, window.innerWidth]");
+    assert!(
+        widths[0].as_u64() <= widths[1].as_u64(),
+        "/sources/ at 375 px: {widths}"
+    );
+
+    // The site has an icon of its own (no 404 for /favicon.ico in every console).
+    b.goto(&format!("{base}cases/syn-0001/"));
+    b.wait_for("document.readyState === 'complete'");
+    let icon = b.eval("fetch(document.querySelector('link[rel=icon]').href).then(r => r.status)");
+    assert_eq!(icon, 200);
+
+    // The graphic-photo gate shows its focus ring: drawn inside the clipping <details>.
+    b.eval("document.querySelector('details.reveal summary').focus()");
+    let ring = b.eval(
+        "(s => [getComputedStyle(s).outlineStyle, parseFloat(getComputedStyle(s).outlineOffset), s.matches(':focus-visible')])(document.querySelector('details.reveal summary'))",
+    );
+    assert_eq!(ring[0], "solid", "{ring}");
+    assert!(
+        ring[1].as_f64().unwrap() < 0.0,
+        "outline drawn outside and clipped: {ring}"
+    );
+    assert_eq!(ring[2], true);
+
+    // Dark scheme: search highlights keep AA contrast with the link and muted text in them.
+    b.call(
+        "Emulation.setEmulatedMedia",
+        json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+    );
+    b.goto(&format!("{base}search/?q=starvation"));
+    b.wait_for("document.querySelectorAll('#search-results mark').length > 0");
+    b.eval(CONTRAST);
+    let worst = b.eval(
+        "Math.min(...Array.from(document.querySelectorAll('#search-results mark')).map(m => contrast(getComputedStyle(m).color, getComputedStyle(m).backgroundColor)))",
+    );
+    assert!(
+        worst.as_f64().unwrap() >= 4.5,
+        "dark highlight contrast {worst}"
+    );
+
+    // Without JavaScript no control that needs it shows (the theme's display rules no
+    // longer override `hidden`).
+    b.call(
+        "Emulation.setScriptExecutionDisabled",
+        json!({"value": true}),
+    );
+    b.goto(&format!("{base}search/"));
+    b.wait_for("document.readyState === 'complete'");
+    let sort = b.eval("getComputedStyle(document.querySelector('.search-sort')).display");
+    assert_eq!(sort, "none");
+}
+
+#[test]
+fn browser_wide_tables_and_code_scroll_in_a_focusable_box_and_need_no_inline_style() {
+    let Some(mut b) = Browser::launch(
+        "browser_wide_tables_and_code_scroll_in_a_focusable_box_and_need_no_inline_style",
+    ) else {
+        return;
+    };
+    let site = bundled();
+    site.build().success();
+    let base = serve(&site.public());
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    for page in [
+        "about/",
+        "figures/",
+        "verify/",
+        "ar/about/",
+        "ar/figures/",
+        "ar/verify/",
+    ] {
+        b.goto(&format!("{base}{page}"));
+        b.wait_for("document.readyState === 'complete'");
+        let widths = b.eval("[document.documentElement.scrollWidth, window.innerWidth]");
+        assert!(
+            widths[0].as_u64() <= widths[1].as_u64(),
+            "/{page} at 375 px: {widths}"
+        );
+        // Every box that scrolls can be reached with the keyboard.
+        let unreachable = b.eval(
+            "Array.from(document.querySelectorAll('main *')).filter(e => e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.tabIndex < 0 && !e.querySelector('a, button, input, select, textarea, [tabindex]')).map(e => e.outerHTML.slice(0, 80))",
+        );
+        assert_eq!(unreachable, json!([]), "/{page}");
+        // No inline style: the recommended CSP has no 'unsafe-inline'.
+        assert_eq!(
+            b.eval("document.querySelectorAll('main [style]').length"),
+            0,
+            "/{page}"
+        );
+    }
+}
+
+/// A portable copy cannot check a case against the manifest from disk: the verify page's
+/// form stays hidden there (the theme no longer overrides `hidden`).
+#[test]
+fn browser_the_verify_form_stays_hidden_in_a_portable_copy() {
+    let Some(mut b) = Browser::launch("browser_the_verify_form_stays_hidden_in_a_portable_copy")
+    else {
+        return;
+    };
+    let site = bundled();
+    site.run(&["build", "--portable"]).success();
+    let page = site.public().join("verify/index.html");
+    b.goto(&format!("file://{}", page.display()));
+    b.wait_for("document.readyState === 'complete'");
+    assert_eq!(
+        b.eval("getComputedStyle(document.getElementById('verify-form')).display"),
+        "none"
+    );
+}
