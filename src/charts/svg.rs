@@ -107,9 +107,11 @@ impl Chart {
         out
     }
 
-    /// The SVG alone: `role="img"`, named by its `<title>` and described by its `<desc>`.
-    /// Bars link to their pages for pointer users; keyboard and screen-reader users get the
-    /// same links in the table, so the bars' links stay out of the tab order.
+    /// The SVG alone, named by its `<title>` and described by its `<desc>`: `role="img"`,
+    /// or, when bars link to their pages, `role="group"` with the drawing hidden from
+    /// assistive technology (an image may not hold links). The links are for pointer users;
+    /// keyboard and screen-reader users get the same links in the table, so the bars' links
+    /// stay out of the tab order.
     pub(crate) fn svg(&self) -> String {
         let (height, body) = if self.total() == 0 {
             self.draw_empty()
@@ -124,8 +126,13 @@ impl Chart {
             Some((_, note)) => format!("{} {note}", self.desc),
             None => self.desc.clone(),
         };
+        let (role, body) = if body.contains("<a ") {
+            ("group", format!(r#"<g aria-hidden="true">{body}</g>"#))
+        } else {
+            ("img", body)
+        };
         format!(
-            r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart-svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-labelledby="{id}-title {id}-desc" direction="{dir}" font-size="{FONT}"><title id="{id}-title">{title}</title><desc id="{id}-desc">{desc}</desc>{body}</svg>"#,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart-svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="{role}" aria-labelledby="{id}-title {id}-desc" direction="{dir}" font-size="{FONT}"><title id="{id}-title">{title}</title><desc id="{id}-desc">{desc}</desc>{body}</svg>"#,
             w = num(self.width()),
             h = num(height),
             dir = if self.rtl { "rtl" } else { "ltr" },
