@@ -382,3 +382,23 @@ fn browser_both_editions_render_in_their_direction() {
     let first = b.eval("document.querySelector('#search-results h2 a').textContent");
     assert!(first.as_str().unwrap().contains("SYN-0001"), "{first}");
 }
+
+/// Every edition lists cases in one order: an untranslated case (its title still in
+/// English) no longer sorts apart from the translated ones in the Arabic list.
+#[test]
+fn the_arabic_case_list_keeps_the_english_order() {
+    let site = SiteTest::fixture("i18n");
+    site.build().success();
+    let en = attrs(
+        &site.html("cases/index.html"),
+        ".case-table a[href^='c-']",
+        "href",
+    );
+    let ar = attrs(
+        &site.html("ar/cases/index.html"),
+        ".case-table a[href^='c-']",
+        "href",
+    );
+    assert_eq!(en, ["c-1/", "c-2/"]);
+    assert_eq!(ar, en);
+}

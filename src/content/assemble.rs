@@ -157,7 +157,7 @@ pub(super) fn assemble(
         .partition(|p| p.case.as_ref().is_some_and(|c| c.withdrawn.is_some()));
     corpus.pages = pages;
     corpus.withdrawn = withdrawn;
-    link_tree(&mut corpus);
+    link_tree(config, &mut corpus);
     index_links(config, &mut corpus, diags);
     corpus
 }
@@ -323,7 +323,7 @@ pub(super) fn check_duplicate_cases(config: &Config, corpus: &Corpus, diags: &mu
 }
 
 /// Sorts pages into their sections and sections into their parents.
-pub(super) fn link_tree(corpus: &mut Corpus) {
+pub(super) fn link_tree(config: &Config, corpus: &mut Corpus) {
     for (i, page) in corpus.pages.iter().enumerate() {
         corpus.sections[page.section].pages.push(i);
     }
@@ -347,9 +347,30 @@ pub(super) fn link_tree(corpus: &mut Corpus) {
     }
     let pages = &corpus.pages;
     let sections_meta: Vec<Meta> = corpus.sections.iter().map(|s| s.meta.clone()).collect();
+    // Every edition lists pages in one order: ties after weight and date are broken by the
+    // default language's title, so an untranslated page (its title in the default
+    // language) does not sort apart from translated ones (SYN-0009 before SYN-0001).
+    let default_titles: HashMap<&str, &str> = pages
+        .iter()
+        .filter(|p| p.meta.lang == config.default_language)
+        .map(|p| (p.meta.key.as_str(), p.meta.title.as_str()))
+        .collect();
+    fn sort_title<'a>(titles: &HashMap<&str, &'a str>, m: &'a Meta) -> &'a str {
+        titles.get(m.key.as_str()).copied().unwrap_or(&m.title)
+    }
+    let by_default_title = |a: &Meta, b: &Meta| {
+        let title = |m| sort_title(&default_titles, m);
+        let weight = |m: &Meta| (m.weight.is_none(), m.weight);
+        let date = |m: &Meta| (m.date.is_none(), std::cmp::Reverse(m.date));
+        weight(a)
+            .cmp(&weight(b))
+            .then_with(|| date(a).cmp(&date(b)))
+            .then_with(|| title(a).cmp(title(b)))
+            .then_with(|| order(a, b))
+    };
     for s in &mut corpus.sections {
         s.pages
-            .sort_by(|&a, &b| order(&pages[a].meta, &pages[b].meta));
+            .sort_by(|&a, &b| by_default_title(&pages[a].meta, &pages[b].meta));
         s.subsections
             .sort_by(|&a, &b| order(&sections_meta[a], &sections_meta[b]));
     }
