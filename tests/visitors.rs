@@ -78,6 +78,14 @@ fn browser_phone_keyboard_dark_and_no_script_defects_stay_fixed() {
         worst.as_f64().unwrap() >= 4.5,
         "dark highlight contrast {worst}"
     );
+    // Result thumbnails hold a fixed box before their image arrives (no layout shift).
+    let thumbs = b.eval(
+        "Array.from(document.querySelectorAll('#search-results img')).map(i => [i.getAttribute('width'), i.getAttribute('height')])",
+    );
+    assert!(!thumbs.as_array().unwrap().is_empty());
+    for t in thumbs.as_array().unwrap() {
+        assert_eq!(t, &json!(["48", "48"]), "{thumbs}");
+    }
 
     // Without JavaScript no control that needs it shows (the theme's display rules no
     // longer override `hidden`).
@@ -151,4 +159,43 @@ fn browser_the_verify_form_stays_hidden_in_a_portable_copy() {
         b.eval("getComputedStyle(document.getElementById('verify-form')).display"),
         "none"
     );
+}
+
+/// Printed, a case is a record sheet: the graphic photographs the reader opened print, the
+/// others are counted in one line, and the synthetic badge does not rely on a background
+/// printers drop.
+#[test]
+fn browser_a_printed_case_keeps_opened_photos_counts_the_rest_and_marks_synthetic() {
+    let Some(mut b) = Browser::launch(
+        "browser_a_printed_case_keeps_opened_photos_counts_the_rest_and_marks_synthetic",
+    ) else {
+        return;
+    };
+    let site = bundled();
+    site.build().success();
+    let base = serve(&site.public());
+    b.goto(&format!("{base}cases/syn-0001/"));
+    b.wait_for("document.readyState === 'complete'");
+    let graphic = b
+        .eval("document.querySelectorAll('.photo-graphic').length")
+        .as_u64()
+        .unwrap();
+    assert!(graphic >= 1);
+    b.call("Emulation.setEmulatedMedia", json!({"media": "print"}));
+    let shown = "Array.from(document.querySelectorAll('.photo-graphic')).filter(f => getComputedStyle(f).visibility === 'visible' && f.getBoundingClientRect().height > 0).length";
+    let line = "getComputedStyle(document.querySelector('.photos'), '::after').content";
+    assert_eq!(b.eval(shown), 0);
+    let text = b.eval(line).as_str().unwrap().to_string();
+    assert!(text.contains("left out of this printout"), "{text}");
+    // The reader opens one: it prints, and the line counts one fewer (or goes).
+    b.eval("document.querySelector('.photo-graphic details').open = true");
+    assert_eq!(b.eval(shown), 1);
+    if graphic == 1 {
+        assert_eq!(b.eval(line), "none");
+    }
+    let badge = b.eval(
+        "(s => [s.color, s.backgroundColor, parseFloat(s.borderTopWidth)])(getComputedStyle(document.querySelector('.badge-synthetic')))",
+    );
+    assert_eq!(badge[0], "rgb(0, 0, 0)", "{badge}");
+    assert!(badge[2].as_f64().unwrap() >= 1.0, "{badge}");
 }

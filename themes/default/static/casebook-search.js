@@ -753,7 +753,9 @@
           var img = el("img", "thumb thumb-graphic");
           img.src = href(item.thumb);
           img.alt = "";
+          // A fixed box, so nothing moves when the placeholder arrives (layout shift).
           img.width = 48;
+          img.height = 48;
           li.appendChild(img);
         }
         h.appendChild(a);
