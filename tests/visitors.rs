@@ -199,3 +199,45 @@ fn browser_a_printed_case_keeps_opened_photos_counts_the_rest_and_marks_syntheti
     assert_eq!(badge[0], "rgb(0, 0, 0)", "{badge}");
     assert!(badge[2].as_f64().unwrap() >= 1.0, "{badge}");
 }
+
+/// On a phone the header takes two rows (title and search; navigation scrolling sideways in
+/// its own row, and the languages), so the content starts within about 120 px.
+#[test]
+fn browser_on_a_phone_the_header_leaves_the_content_in_view() {
+    let Some(mut b) = Browser::launch("browser_on_a_phone_the_header_leaves_the_content_in_view")
+    else {
+        return;
+    };
+    let site = bundled();
+    site.build().success();
+    let base = serve(&site.public());
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    for page in [
+        "",
+        "ar/",
+        "cases/syn-0001/",
+        "ar/cases/syn-0001/",
+        "search/",
+    ] {
+        b.goto(&format!("{base}{page}"));
+        b.wait_for("document.readyState === 'complete'");
+        let top = b.eval("document.querySelector('main').getBoundingClientRect().top");
+        assert!(
+            top.as_f64().unwrap() <= 125.0,
+            "/{page}: content starts at {top} px"
+        );
+        // The navigation is one row, scrolling sideways inside itself, not the page.
+        let rows = b.eval(
+            "new Set(Array.from(document.querySelectorAll('.site-nav a')).map(a => Math.round(a.getBoundingClientRect().top))).size",
+        );
+        assert_eq!(rows, 1, "/{page}");
+        let widths = b.eval("[document.documentElement.scrollWidth, window.innerWidth]");
+        assert!(
+            widths[0].as_u64() <= widths[1].as_u64(),
+            "/{page}: {widths}"
+        );
+    }
+}
