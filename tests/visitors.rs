@@ -241,3 +241,92 @@ fn browser_on_a_phone_the_header_leaves_the_content_in_view() {
         );
     }
 }
+
+/// axe-core's browser script: `CASEBOOK_AXE`, or `target/axe/node_modules/axe-core/axe.min.js`
+/// (`npm install --prefix target/axe axe-core@4.14`, which `.ci/run` does). Without it the
+/// sweep says how to get it and passes, except under CI.
+fn axe_source() -> Option<String> {
+    let path = std::env::var_os("CASEBOOK_AXE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            crate::support::repo_root().join("target/axe/node_modules/axe-core/axe.min.js")
+        });
+    match std::fs::read_to_string(&path) {
+        Ok(source) => Some(source),
+        Err(_) if std::env::var_os("CI").is_some() => {
+            panic!(
+                "axe-core not found at {}: npm install --prefix target/axe axe-core@4.14",
+                path.display()
+            )
+        }
+        Err(_) => {
+            eprintln!(
+                "accessibility sweep skipped: axe-core not found at {} (npm install --prefix target/axe axe-core@4.14, or set CASEBOOK_AXE to axe.min.js)",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// Every page of the bundled site and of the `i18n` and `charts` fixtures, in the light and
+/// the dark scheme: no axe-core violation of moderate impact or worse.
+#[test]
+fn browser_every_page_passes_axe_in_light_and_dark() {
+    let Some(axe) = axe_source() else {
+        return;
+    };
+    let Some(mut b) = Browser::launch("browser_every_page_passes_axe_in_light_and_dark") else {
+        return;
+    };
+    // Injected into every page as it loads.
+    b.call("Page.enable", json!({}));
+    b.call(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": axe }),
+    );
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let sites = [
+        bundled(),
+        crate::support::SiteTest::fixture("i18n"),
+        crate::support::SiteTest::fixture("charts"),
+    ];
+    for site in &sites {
+        site.build().success();
+        let base = serve(&site.public());
+        let mut pages: Vec<String> = walkdir::WalkDir::new(site.public())
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
+            .map(|e| {
+                let rel = e.path().strip_prefix(site.public()).unwrap();
+                rel.to_string_lossy().replace('\\', "/")
+            })
+            .collect();
+        pages.sort();
+        for scheme in ["light", "dark"] {
+            b.call(
+                "Emulation.setEmulatedMedia",
+                json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]}),
+            );
+            for page in &pages {
+                b.goto(&format!("{base}{page}"));
+                let found = b.eval(
+                    "axe.run(document).then(r => r.violations.filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)).map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`))",
+                );
+                checked += 1;
+                for v in found.as_array().unwrap() {
+                    failures.push(format!("{scheme} /{page}: {}", v.as_str().unwrap()));
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "only {checked} pages checked");
+    assert!(
+        failures.is_empty(),
+        "{} violations:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
