@@ -270,7 +270,8 @@ fn axe_source() -> Option<String> {
 }
 
 /// Every page of the bundled site and of the `i18n` and `charts` fixtures, in the light and
-/// the dark scheme: no axe-core violation of moderate impact or worse.
+/// the dark scheme: no axe-core violation of moderate impact or worse; and at 320 px wide,
+/// none scrolls sideways.
 #[test]
 fn browser_every_page_passes_axe_in_light_and_dark() {
     let Some(axe) = axe_source() else {
@@ -321,6 +322,19 @@ fn browser_every_page_passes_axe_in_light_and_dark() {
                 }
             }
         }
+        // Reflow (WCAG 1.4.10): at 320 CSS pixels no page scrolls sideways.
+        b.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": 320, "height": 640, "deviceScaleFactor": 1, "mobile": false}),
+        );
+        for page in &pages {
+            b.goto(&format!("{base}{page}"));
+            let widths = b.eval("[document.documentElement.scrollWidth, window.innerWidth]");
+            if widths[0].as_u64() > widths[1].as_u64() {
+                failures.push(format!("320 px /{page}: {widths} wide"));
+            }
+        }
+        b.call("Emulation.clearDeviceMetricsOverride", json!({}));
     }
     assert!(checked > 300, "only {checked} pages checked");
     assert!(
