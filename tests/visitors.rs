@@ -21,6 +21,23 @@ window.contrast = (a, b) => {
 };
 "#;
 
+/// The bundled site, built and served over HTTP; the site is kept for as long as it is served.
+fn bundled_served() -> (crate::support::SiteTest, String) {
+    let site = bundled();
+    site.build().success();
+    let base = serve(&site.public());
+    (site, base)
+}
+
+/// A screen `width` CSS pixels wide (a phone at 375, the reflow criterion at 320), as a
+/// desktop browser narrowed: the layout viewport stays that wide whatever the content.
+fn screen_width(b: &mut Browser, width: u32) {
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": width, "height": 2 * width, "deviceScaleFactor": 1, "mobile": false}),
+    );
+}
+
 #[test]
 fn browser_phone_keyboard_dark_and_no_script_defects_stay_fixed() {
     let Some(mut b) =
@@ -28,15 +45,10 @@ fn browser_phone_keyboard_dark_and_no_script_defects_stay_fixed() {
     else {
         return;
     };
-    let site = bundled();
-    site.build().success();
-    let base = serve(&site.public());
+    let (_site, base) = bundled_served();
 
     // A phone: long bare URLs on the sources page wrap instead of widening it.
-    b.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
-    );
+    screen_width(&mut b, 375);
     b.goto(&format!("{base}sources/"));
     b.wait_for("document.readyState === 'complete'");
     let widths = b.eval("[document.documentElement.scrollWidth, window.innerWidth]");
@@ -106,13 +118,8 @@ fn browser_wide_tables_and_code_scroll_in_a_focusable_box_and_need_no_inline_sty
     ) else {
         return;
     };
-    let site = bundled();
-    site.build().success();
-    let base = serve(&site.public());
-    b.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
-    );
+    let (_site, base) = bundled_served();
+    screen_width(&mut b, 375);
     for page in [
         "about/",
         "figures/",
@@ -171,9 +178,7 @@ fn browser_a_printed_case_keeps_opened_photos_counts_the_rest_and_marks_syntheti
     ) else {
         return;
     };
-    let site = bundled();
-    site.build().success();
-    let base = serve(&site.public());
+    let (_site, base) = bundled_served();
     b.goto(&format!("{base}cases/syn-0001/"));
     b.wait_for("document.readyState === 'complete'");
     let graphic = b
@@ -208,13 +213,8 @@ fn browser_on_a_phone_the_header_leaves_the_content_in_view() {
     else {
         return;
     };
-    let site = bundled();
-    site.build().success();
-    let base = serve(&site.public());
-    b.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
-    );
+    let (_site, base) = bundled_served();
+    screen_width(&mut b, 375);
     for page in [
         "",
         "ar/",
@@ -323,10 +323,7 @@ fn browser_every_page_passes_axe_in_light_and_dark() {
             }
         }
         // Reflow (WCAG 1.4.10): at 320 CSS pixels no page scrolls sideways.
-        b.call(
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": 320, "height": 640, "deviceScaleFactor": 1, "mobile": false}),
-        );
+        screen_width(&mut b, 320);
         for page in &pages {
             b.goto(&format!("{base}{page}"));
             let widths = b.eval("[document.documentElement.scrollWidth, window.innerWidth]");

@@ -199,13 +199,15 @@ pub(super) fn resolve_search(
             for entry in list.get_ref() {
                 let parts: Vec<String> = entry.split('/').map(|p| p.trim().to_string()).collect();
                 for part in &parts {
-                    if schema.field(part).is_none() {
-                        diags.push(
-                            file.at(list.span(), format!("`{part}` is not a case field"))
-                                .field("search.identifiers")
-                                .hint(did_you_mean(part, schema.fields.iter().map(|f| f.name.as_str())).unwrap_or_else(|| "name fields declared in [[cases.fields]], or several joined by `/`".into())),
-                        );
-                    }
+                    check_case_field(
+                        schema,
+                        part,
+                        list,
+                        "search.identifiers",
+                        "name fields declared in [[cases.fields]], or several joined by `/`",
+                        file,
+                        diags,
+                    );
                 }
                 out.push(parts);
             }
@@ -225,13 +227,15 @@ pub(super) fn resolve_search(
     let names = match (&raw.names, cases) {
         (Some(list), Some(schema)) => {
             for name in list.get_ref() {
-                if schema.field(name).is_none() {
-                    diags.push(
-                        file.at(list.span(), format!("`{name}` is not a case field"))
-                            .field("search.names")
-                            .hint(did_you_mean(name, schema.fields.iter().map(|f| f.name.as_str())).unwrap_or_else(|| "name fields declared in [[cases.fields]] that hold person or place names".into())),
-                    );
-                }
+                check_case_field(
+                    schema,
+                    name,
+                    list,
+                    "search.names",
+                    "name fields declared in [[cases.fields]] that hold person or place names",
+                    file,
+                    diags,
+                );
             }
             list.get_ref().clone()
         }
@@ -252,6 +256,28 @@ pub(super) fn resolve_search(
         weights,
         results_per_page: per_page.clamp(1, 100) as usize,
     }
+}
+
+/// A field named in `[search]` (`key`) that the schema lacks is an error at the list, with
+/// the nearest field name as a hint, else `fallback`.
+fn check_case_field(
+    schema: &CaseSchema,
+    name: &str,
+    list: &Spanned<Vec<String>>,
+    key: &str,
+    fallback: &str,
+    file: Located,
+    diags: &mut Diagnostics,
+) {
+    if schema.field(name).is_some() {
+        return;
+    }
+    let fields = schema.fields.iter().map(|f| f.name.as_str());
+    diags.push(
+        file.at(list.span(), format!("`{name}` is not a case field"))
+            .field(key)
+            .hint(did_you_mean(name, fields).unwrap_or_else(|| fallback.into())),
+    );
 }
 
 /// Validates `[images]`.

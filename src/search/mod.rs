@@ -443,8 +443,8 @@ fn build_language(
             .map(|t| (words[t], encoded[t].as_str()))
             .collect()
     };
-    let shards = shard_runs(&mut emit, "t", SHARD_BYTES, pairs(plain).into_iter());
-    let key_shards = shard_runs(&mut emit, "k", KEY_SHARD_BYTES, pairs(keys).into_iter());
+    let shards = shard_runs(&mut emit, Runs::Terms, pairs(plain).into_iter());
+    let key_shards = shard_runs(&mut emit, Runs::Keys, pairs(keys).into_iter());
 
     // The names list for typos: every name word long enough, sorted, in runs like the term
     // shards.
@@ -454,12 +454,7 @@ fn build_language(
         .map(|(w, _)| *w)
         .collect();
     name_words.sort_unstable_by(|a, b| js_order(a, b));
-    let name_shards = shard_runs(
-        &mut emit,
-        "n",
-        NAMES_SHARD_BYTES,
-        name_words.iter().map(|w| (*w, "")),
-    );
+    let name_shards = shard_runs(&mut emit, Runs::Names, name_words.iter().map(|w| (*w, "")));
 
     // Document chunks.
     let per_chunk = n.div_ceil(MAX_CHUNKS).max(MIN_CHUNK_DOCS);
@@ -520,24 +515,50 @@ fn build_language(
     LangFiles { meta_path, files }
 }
 
-/// Cuts `(term, postings)` pairs (sorted) into files of about `target` bytes named
-/// `<prefix><n>`; returns `[first term, file name]` for each. A list of words alone (the
-/// names list) passes empty postings and is written as a plain list. One file at least
-/// for term shards, so every query has somewhere to look.
+/// The runs of sorted entries an index is cut into, one kind of file each.
+#[derive(Clone, Copy, PartialEq)]
+enum Runs {
+    /// `t<n>`: words and their postings; one file at least, so every query has somewhere
+    /// to look.
+    Terms,
+    /// `k<n>`: name keys and their postings.
+    Keys,
+    /// `n<n>`: the names list, words alone.
+    Names,
+}
+
+impl Runs {
+    fn prefix(self) -> &'static str {
+        match self {
+            Runs::Terms => "t",
+            Runs::Keys => "k",
+            Runs::Names => "n",
+        }
+    }
+
+    fn target_bytes(self) -> usize {
+        match self {
+            Runs::Terms => SHARD_BYTES,
+            Runs::Keys => KEY_SHARD_BYTES,
+            Runs::Names => NAMES_SHARD_BYTES,
+        }
+    }
+}
+
+/// Cuts sorted `(term, postings)` pairs into files of about the kind's size; returns
+/// `[first term, file name]` for each. The names list's postings are empty and not written.
 fn shard_runs<'a>(
     emit: &mut impl FnMut(&str, &serde_json::Value) -> String,
-    prefix: &str,
-    target: usize,
+    kind: Runs,
     items: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> Vec<serde_json::Value> {
     let mut shards: Vec<serde_json::Value> = Vec::new();
     let mut current: Vec<serde_json::Value> = Vec::new();
     let mut first = String::new();
     let mut size = 0;
-    let words_only = prefix == "n";
     let mut flush =
         |current: &mut Vec<serde_json::Value>, first: &str, shards: &mut Vec<serde_json::Value>| {
-            let name = format!("{prefix}{}", shards.len());
+            let name = format!("{}{}", kind.prefix(), shards.len());
             let file = emit(&name, &json!(std::mem::take(current)));
             shards.push(json!([first, file]));
         };
@@ -547,15 +568,15 @@ fn shard_runs<'a>(
         }
         size += term.len() + postings.len() + 6;
         current.push(json!(term));
-        if !words_only {
+        if kind != Runs::Names {
             current.push(json!(postings));
         }
-        if size >= target {
+        if size >= kind.target_bytes() {
             flush(&mut current, &first, &mut shards);
             size = 0;
         }
     }
-    if !current.is_empty() || (shards.is_empty() && prefix == "t") {
+    if !current.is_empty() || (shards.is_empty() && kind == Runs::Terms) {
         flush(&mut current, &first, &mut shards);
     }
     shards

@@ -284,27 +284,20 @@
   }
 
   // ---- index data
-  function decodePostings(s) {
-    var map = new Map(), doc = 0, i = 0;
+  // Postings: document number deltas (base-32 varints), each followed by a score character,
+  // or for a name key one score character first that holds for every document.
+  function decodeDeltas(s, shared) {
+    var map = new Map(), doc = 0, i = shared ? 1 : 0, score = shared ? Math.pow(2, VAL[s.charAt(0)] / 5 - 8) : 0;
     while (i < s.length) {
       var n = 0, mul = 1, v;
       do { v = VAL[s.charAt(i++)]; n += (v & 31) * mul; mul *= 32; } while (v & 32);
       doc += n;
-      map.set(doc, Math.pow(2, VAL[s.charAt(i++)] / 5 - 8));
+      map.set(doc, shared ? score : Math.pow(2, VAL[s.charAt(i++)] / 5 - 8));
     }
     return map;
   }
-  // A name key's postings: one score for all, then document deltas.
-  function decodeKeyPostings(s) {
-    var map = new Map(), doc = 0, i = 1, score = Math.pow(2, VAL[s.charAt(0)] / 5 - 8);
-    while (i < s.length) {
-      var n = 0, mul = 1, v;
-      do { v = VAL[s.charAt(i++)]; n += (v & 31) * mul; mul *= 32; } while (v & 32);
-      doc += n;
-      map.set(doc, score);
-    }
-    return map;
-  }
+  function decodePostings(s) { return decodeDeltas(s, false); }
+  function decodeKeyPostings(s) { return decodeDeltas(s, true); }
   function fixed(s, at, width) {
     var n = 0;
     for (var i = 0; i < width; i++) n = n * 64 + VAL[s.charAt(at + i)];
