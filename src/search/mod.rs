@@ -34,7 +34,8 @@ use serde_json::json;
 use crate::config::{SearchConfig, SearchWeights};
 use crate::output::Output;
 use encode::{push_fixed, push_varint, score_char, width_for};
-use normalize::{normalize, terms, terms_and_pairs};
+use erased::Json;
+use normalize::{Terms, normalize};
 
 /// Target size of a term shard before compression.
 const SHARD_BYTES: usize = 16 * 1024;
@@ -130,7 +131,20 @@ pub(crate) fn inputs_key(config: &SearchConfig, inputs: &[LangInput], maker: &st
     maker.hash(&mut h);
     // Debug text: the weights are floats, which have no `Hash`.
     format!("{config:?}").hash(&mut h);
-    inputs.hash(&mut h);
+    // Documents are hashed side by side (their text is most of the input), then in order.
+    for input in inputs {
+        (&input.lang, &input.facets).hash(&mut h);
+        let docs: Vec<u128> = input
+            .docs
+            .par_iter()
+            .map(|doc| {
+                let mut d = xxhash_rust::xxh3::Xxh3::new();
+                doc.hash(&mut d);
+                d.digest128()
+            })
+            .collect();
+        docs.hash(&mut h);
+    }
     h.digest128()
 }
 
@@ -153,6 +167,17 @@ impl SearchIndex {
             w.bytes(&o.read().unwrap_or_default());
         }
         w.finish()
+    }
+
+    /// Whether the file at `path` starts like an index saved under `key`: read before the
+    /// whole file, which is megabytes and checksummed, since most builds find another key.
+    pub(crate) fn saved_under(path: &std::path::Path, key: u128) -> bool {
+        use std::io::Read;
+        let mut head = vec![0u8; SAVED_MAGIC.len() + 16];
+        let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
+        read.is_ok()
+            && head[..SAVED_MAGIC.len()] == *SAVED_MAGIC
+            && head[SAVED_MAGIC.len()..] == key.to_le_bytes()
     }
 
     /// A saved index, if it was saved under `key` and is whole.
@@ -278,50 +303,82 @@ fn text_hash(doc: &Doc) -> u64 {
 }
 
 fn doc_terms(doc: &Doc) -> DocTerms {
-    let mut map: FxHashMap<String, [u16; 4]> = FxHashMap::default();
-    let mut lens = [0u32; 4];
-    // Pairs of adjacent words (for quoted phrases) do not count towards a field's length.
-    let mut add = |field: usize, (list, pairs): (Vec<String>, Vec<String>)| {
-        lens[field] += list.len() as u32;
-        for t in list.into_iter().chain(pairs) {
-            let tf = map.entry(t).or_default();
-            tf[field] = tf[field].saturating_add(1);
-        }
-    };
-    add(TITLE, (terms(&doc.title), Vec::new()));
+    let mut counts = TermCounts::default();
+    let mut list = Terms::read(&doc.title);
+    counts.add(TITLE, &list);
     for id in &doc.identifiers {
         let whole = normalize(id.trim());
-        let mut list = terms(id);
-        if !whole.is_empty() && !list.contains(&whole) {
-            list.push(whole);
+        list.reread(id);
+        counts.add(IDENTIFIER, &list);
+        if !whole.is_empty() && !list.iter().any(|t| t == whole) {
+            counts.count(IDENTIFIER, &whole);
+            counts.lens[IDENTIFIER] += 1;
         }
-        add(IDENTIFIER, (list, Vec::new()));
     }
     // Quoted phrases are checked in name fields, where people look for a full name; pairs
     // for titles and text would cost a fifth to twice the index time and size (an archive's
     // titles are mostly unique), and there a phrase is matched as its words (see the client).
-    let mut name_words = Vec::new();
+    let mut name_words: Vec<String> = Vec::new();
+    let mut pair = String::new();
     for f in &doc.fields {
+        list.reread(f);
+        counts.add(FIELDS, &list);
         if doc.names.contains(f) {
-            let (list, pairs) = terms_and_pairs(f);
-            name_words.extend(list.iter().cloned());
-            add(FIELDS, (list, pairs));
-        } else {
-            add(FIELDS, (terms(f), Vec::new()));
+            // Pairs of adjacent words do not count towards the field's length.
+            list.each_pair(&mut pair, |p| counts.count(FIELDS, p));
+            name_words.extend(list.iter().map(str::to_string));
         }
     }
-    add(TEXT, (terms(&doc.text), Vec::new()));
+    list.reread(&doc.text);
+    counts.add(TEXT, &list);
     for value in doc.names.iter().filter(|v| !doc.fields.contains(v)) {
-        name_words.extend(terms(value));
+        list.reread(value);
+        name_words.extend(list.iter().map(str::to_string));
     }
     name_words.sort_unstable();
     name_words.dedup();
-    let mut terms: Vec<(String, [u16; 4])> = map.into_iter().collect();
-    terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // In the map's order, which is the same for the same text (the hasher is unseeded); the
+    // index sorts its vocabulary.
+    let terms: Vec<(String, [u16; 4])> = counts.map.into_iter().collect();
     DocTerms {
         terms,
-        lens,
+        lens: counts.lens,
         name_words,
+    }
+}
+
+/// One document's term frequencies per field and its fields' lengths.
+struct TermCounts {
+    map: FxHashMap<String, [u16; 4]>,
+    lens: [u32; 4],
+}
+
+impl Default for TermCounts {
+    fn default() -> Self {
+        TermCounts {
+            // Room for a short case's terms without growing.
+            map: FxHashMap::with_capacity_and_hasher(128, Default::default()),
+            lens: [0; 4],
+        }
+    }
+}
+
+impl TermCounts {
+    fn add(&mut self, field: usize, terms: &Terms) {
+        self.lens[field] += terms.len() as u32;
+        for t in terms.iter() {
+            self.count(field, t);
+        }
+    }
+
+    /// One more of `term` in `field`, without counting towards the field's length.
+    fn count(&mut self, field: usize, term: &str) {
+        // Most words of a text are repeats: only a new one is copied.
+        let tf = match self.map.get_mut(term) {
+            Some(tf) => tf,
+            None => self.map.entry(term.to_string()).or_default(),
+        };
+        tf[field] = tf[field].saturating_add(1);
     }
 }
 
@@ -336,13 +393,9 @@ fn build_language(
     per_doc: &[Arc<DocTerms>],
     stats: &mut Stats,
 ) -> LangFiles {
-    let dir = format!("search/{}/", input.lang);
-    let mut files = Vec::new();
-    // Adds a file under `dir` and returns its (hashed) file name.
-    let mut emit = |name: &str, data: &serde_json::Value| -> String {
-        let (file, output) = script_file(&dir, name, data);
-        files.push(output);
-        file
+    let mut files = Files {
+        dir: format!("search/{}/", input.lang),
+        outputs: Vec::new(),
     };
     let n = input.docs.len();
 
@@ -443,8 +496,8 @@ fn build_language(
             .map(|t| (words[t], encoded[t].as_str()))
             .collect()
     };
-    let shards = shard_runs(&mut emit, Runs::Terms, pairs(plain).into_iter());
-    let key_shards = shard_runs(&mut emit, Runs::Keys, pairs(keys).into_iter());
+    let shards = shard_runs(&mut files, Runs::Terms, pairs(plain).into_iter());
+    let key_shards = shard_runs(&mut files, Runs::Keys, pairs(keys).into_iter());
 
     // The names list for typos: every name word long enough, sorted, in runs like the term
     // shards.
@@ -454,27 +507,29 @@ fn build_language(
         .map(|(w, _)| *w)
         .collect();
     name_words.sort_unstable_by(|a, b| js_order(a, b));
-    let name_shards = shard_runs(&mut emit, Runs::Names, name_words.iter().map(|w| (*w, "")));
+    let name_shards = shard_runs(&mut files, Runs::Names, name_words.iter().map(|w| (*w, "")));
 
     // Document chunks.
     let per_chunk = n.div_ceil(MAX_CHUNKS).max(MIN_CHUNK_DOCS);
-    let mut chunks = Vec::new();
-    for (c, docs) in input.docs.chunks(per_chunk).enumerate() {
-        let records: Vec<serde_json::Value> = docs
-            .iter()
-            .map(|d| {
-                json!([
-                    d.path.trim_start_matches('/'),
-                    d.title,
-                    summary(&d.summary),
-                    d.info,
-                    d.thumb.as_deref().map_or("", |t| t.trim_start_matches('/')),
-                    u8::from(d.synthetic),
-                ])
-            })
-            .collect();
-        chunks.push(json!(emit(&format!("d{c}"), &json!(records))));
-    }
+    let chunk_files = files.add_all(input.docs.par_chunks(per_chunk).enumerate().map(
+        |(c, docs)| {
+            let records: Vec<_> = docs
+                .iter()
+                .map(|d| {
+                    (
+                        d.path.trim_start_matches('/'),
+                        d.title.as_str(),
+                        summary(&d.summary),
+                        d.info.as_str(),
+                        d.thumb.as_deref().map_or("", |t| t.trim_start_matches('/')),
+                        u8::from(d.synthetic),
+                    )
+                })
+                .collect();
+            (format!("d{c}"), records.to_json())
+        },
+    ));
+    let chunks: Vec<serde_json::Value> = chunk_files.into_iter().map(|f| json!(f)).collect();
 
     // Facets: each document's values as one mixed-radix number per group of facets.
     let (facet_meta, groups) = facet_codes(&input.facets, n);
@@ -482,7 +537,7 @@ fn build_language(
         serde_json::Value::Null
     } else {
         let codes: Vec<&str> = groups.iter().map(|g| g.1.as_str()).collect();
-        json!(emit("facets", &json!(codes)))
+        json!(files.add("facets", &codes))
     };
 
     // Dates: days since 1800-01-01, plus one (0: no date), three characters each.
@@ -494,7 +549,7 @@ fn build_language(
             .map_or(0, |d| (d - epoch).num_days().clamp(-1, 262_142) + 1);
         push_fixed(&mut dates, days as u64, 3);
     }
-    let dates_file = emit("dates", &json!(dates));
+    let dates_file = files.add("dates", &dates);
 
     let meta = json!({
         "v": 1,
@@ -511,8 +566,12 @@ fn build_language(
         "facetsFile": facets_file,
         "datesFile": dates_file,
     });
-    let meta_path = format!("{dir}{}", emit("meta", &meta));
-    LangFiles { meta_path, files }
+    let meta_file = files.add("meta", &meta);
+    let meta_path = format!("{}{meta_file}", files.dir);
+    LangFiles {
+        meta_path,
+        files: files.outputs,
+    }
 }
 
 /// The runs of sorted entries an index is cut into, one kind of file each.
@@ -548,38 +607,37 @@ impl Runs {
 /// Cuts sorted `(term, postings)` pairs into files of about the kind's size; returns
 /// `[first term, file name]` for each. The names list's postings are empty and not written.
 fn shard_runs<'a>(
-    emit: &mut impl FnMut(&str, &serde_json::Value) -> String,
+    files: &mut Files,
     kind: Runs,
     items: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> Vec<serde_json::Value> {
-    let mut shards: Vec<serde_json::Value> = Vec::new();
-    let mut current: Vec<serde_json::Value> = Vec::new();
-    let mut first = String::new();
+    // Runs are cut in order, then written side by side.
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
     let mut size = 0;
-    let mut flush =
-        |current: &mut Vec<serde_json::Value>, first: &str, shards: &mut Vec<serde_json::Value>| {
-            let name = format!("{}{}", kind.prefix(), shards.len());
-            let file = emit(&name, &json!(std::mem::take(current)));
-            shards.push(json!([first, file]));
-        };
     for (term, postings) in items {
-        if current.is_empty() {
-            first = term.to_string();
-        }
         size += term.len() + postings.len() + 6;
-        current.push(json!(term));
+        current.push(term);
         if kind != Runs::Names {
-            current.push(json!(postings));
+            current.push(postings);
         }
         if size >= kind.target_bytes() {
-            flush(&mut current, &first, &mut shards);
+            runs.push(std::mem::take(&mut current));
             size = 0;
         }
     }
-    if !current.is_empty() || (shards.is_empty() && kind == Runs::Terms) {
-        flush(&mut current, &first, &mut shards);
+    if !current.is_empty() || (runs.is_empty() && kind == Runs::Terms) {
+        runs.push(current);
     }
-    shards
+    let names = files.add_all(
+        runs.par_iter()
+            .enumerate()
+            .map(|(i, run)| (format!("{}{i}", kind.prefix()), run.to_json())),
+    );
+    runs.iter()
+        .zip(names)
+        .map(|(run, file)| json!([run.first().copied().unwrap_or(""), file]))
+        .collect()
 }
 
 fn weight_array(w: SearchWeights) -> [f64; 4] {
@@ -733,8 +791,22 @@ fn facet_codes(facets: &[FacetTable], n: usize) -> (Vec<serde_json::Value>, Vec<
 
 /// The snippet source cut at a word boundary near `SUMMARY_CHARS` characters.
 fn summary(text: &str) -> String {
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.chars().count() <= SUMMARY_CHARS {
+    // Words joined by single spaces, read only as far as the cut needs.
+    let mut chars = 0;
+    let mut joined = String::new();
+    for word in text.split_whitespace() {
+        if chars > SUMMARY_CHARS {
+            break;
+        }
+        if !joined.is_empty() {
+            joined.push(' ');
+            chars += 1;
+        }
+        joined.push_str(word);
+        chars += word.chars().count();
+    }
+    let text = joined;
+    if chars <= SUMMARY_CHARS {
         return text;
     }
     let cut: String = text.chars().take(SUMMARY_CHARS).collect();
@@ -745,14 +817,46 @@ fn summary(text: &str) -> String {
     format!("{}…", cut.trim_end_matches(|c: char| !c.is_alphanumeric()))
 }
 
-/// `search/en/t3.1a2b3c4d5e.js`, a script registering `data` under `name`; returns the file
+/// The files of one language's index, under `dir` (`search/en/`).
+struct Files {
+    dir: String,
+    outputs: Vec<Output>,
+}
+
+impl Files {
+    /// Adds a script registering `data` under `name`; returns its file name
+    /// (`t3.1a2b3c4d5e.js`).
+    fn add(&mut self, name: &str, data: &dyn erased::Json) -> String {
+        let (file, output) = script_file(&self.dir, name, &data.to_json());
+        self.outputs.push(output);
+        file
+    }
+
+    /// Adds `(name, JSON)` scripts made side by side, in their order; returns their names.
+    fn add_all(
+        &mut self,
+        items: impl IndexedParallelIterator<Item = (String, String)>,
+    ) -> Vec<String> {
+        let dir = &self.dir;
+        let made: Vec<(String, Output)> = items
+            .map(|(name, json)| script_file(dir, &name, &json))
+            .collect();
+        made.into_iter()
+            .map(|(file, output)| {
+                self.outputs.push(output);
+                file
+            })
+            .collect()
+    }
+}
+
+/// `search/en/t3.1a2b3c4d5e.js`, a script registering `json` under `name`; returns the file
 /// name (`t3.1a2b3c4d5e.js`) and the output.
-fn script_file(dir: &str, name: &str, data: &serde_json::Value) -> (String, Output) {
+fn script_file(dir: &str, name: &str, json: &str) -> (String, Output) {
     use sha2::Digest;
     let body = format!(
-        "casebook.search.add({},{});\n",
+        "casebook.search.add({},{json});\n",
         serde_json::to_string(name).expect("a string serialises"),
-        serde_json::to_string(data).expect("JSON values serialise")
     );
     let hash = crate::hashing::hex(&sha2::Sha256::digest(body.as_bytes()));
     let file = format!("{name}.{}.js", &hash[..10]);
@@ -760,6 +864,20 @@ fn script_file(dir: &str, name: &str, data: &serde_json::Value) -> (String, Outp
         file.clone(),
         Output::bytes(format!("{dir}{file}"), body.into_bytes()),
     )
+}
+
+/// Index files are written straight from their Rust values (tuples, strings), without a
+/// `serde_json::Value` tree in between: at archive scale that tree was a tenth of the build.
+mod erased {
+    pub(super) trait Json {
+        fn to_json(&self) -> String;
+    }
+
+    impl<T: serde::Serialize + ?Sized> Json for T {
+        fn to_json(&self) -> String {
+            serde_json::to_string(self).expect("index data serialises")
+        }
+    }
 }
 
 #[cfg(test)]

@@ -79,14 +79,22 @@ fn is_stop_word(word: &str) -> bool {
 
 /// [`normalize`] without the `ى` fold.
 fn unfolded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    unfolded_into(text, &mut out);
+    out
+}
+
+/// [`unfolded`], written at the end of `out`.
+fn unfolded_into(text: &str, out: &mut String) {
     // ASCII has nothing to decompose, strip or recompose: lower case is the whole rule. Runs
     // of it are handled apart from the rest, which is safe because nothing composes with an
     // ASCII character once combining marks are gone.
-    let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while !rest.is_empty() {
         let ascii = rest.bytes().take_while(u8::is_ascii).count();
-        out.extend(rest[..ascii].chars().map(|c| c.to_ascii_lowercase()));
+        let start = out.len();
+        out.push_str(&rest[..ascii]);
+        out[start..].make_ascii_lowercase();
         rest = &rest[ascii..];
         let other = rest
             .char_indices()
@@ -97,7 +105,6 @@ fn unfolded(text: &str) -> String {
             rest = &rest[other..];
         }
     }
-    out
 }
 
 fn normalize_unicode(text: &str) -> String {
@@ -142,9 +149,11 @@ fn is_arabic_mark(c: char) -> bool {
 
 /// The index terms of a text, in order: identifiers like `2761/215` whole and in parts, an
 /// ISO date whole and as its month (`2012-05-14`, `2012-05`), then `abd` joined to the name
-/// after it (see [`abd_joined`]).
+/// after it (see [`Terms::join_abd`]).
+#[cfg(test)]
 pub(crate) fn terms(text: &str) -> Vec<String> {
-    terms_and_words(text).0
+    let t = Terms::read(text);
+    t.iter().map(str::to_string).collect()
 }
 
 /// Adjacent words of a text as one term each (`died in` -> `died in`), so a quoted phrase
@@ -152,79 +161,163 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
 /// written (function words left out, the article kept).
 #[cfg(test)]
 pub(crate) fn phrase_pairs(text: &str) -> Vec<String> {
-    terms_and_pairs(text).1
-}
-
-/// [`terms`] and [`phrase_pairs`] of a text, read once.
-pub(crate) fn terms_and_pairs(text: &str) -> (Vec<String>, Vec<String>) {
-    let (terms, words) = terms_and_words(text);
-    let pairs = words
-        .windows(2)
-        .map(|w| format!("{} {}", terms[w[0]], terms[w[1]]))
-        .collect();
-    (terms, pairs)
-}
-
-/// The index terms of a text, and where its words as written are among them, in order.
-fn terms_and_words(text: &str) -> (Vec<String>, Vec<usize>) {
-    let normalized = unfolded(text);
+    let t = Terms::read(text);
     let mut out = Vec::new();
-    let mut plain: Vec<usize> = Vec::new();
-    for chunk in normalized.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
-        let chunk = chunk.trim_matches(|c: char| !c.is_alphanumeric());
-        // Letters and digits in ASCII are one word by the Unicode rules: most of the text
-        // of an English archive skips the word segmenter.
-        if !chunk.is_empty() && chunk.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            plain.push(out.len());
-            out.push(chunk.to_string());
-            continue;
+    t.each_pair(&mut String::new(), |p| out.push(p.to_string()));
+    out
+}
+
+/// The terms of one text as ranges of one buffer: the normalized text, then whatever is not
+/// a piece of it (a word with `ى` folded, `abd` joined). Indexing a whole archive reads
+/// millions of words; none of them costs an allocation of its own.
+pub(crate) struct Terms {
+    buf: String,
+    spans: Vec<(u32, u32)>,
+    /// Which of `spans` are words as written (not a bare form, month or joined name).
+    words: Vec<u32>,
+}
+
+impl Terms {
+    pub(crate) fn read(text: &str) -> Terms {
+        let mut t = Terms {
+            buf: String::new(),
+            spans: Vec::new(),
+            words: Vec::new(),
+        };
+        t.reread(text);
+        t
+    }
+
+    /// The terms of `text` in place of the ones held, reusing their memory.
+    pub(crate) fn reread(&mut self, text: &str) {
+        self.buf.clear();
+        self.spans.clear();
+        self.words.clear();
+        unfolded_into(text, &mut self.buf);
+        let t = self;
+        let len = t.buf.len();
+        let mut at = 0;
+        while at < len {
+            let rest = &t.buf[at..len];
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == ',' || c == ';')
+                .unwrap_or(rest.len());
+            let raw = &rest[..end];
+            let chunk = raw.trim_matches(|c: char| !c.is_alphanumeric());
+            let from = at + (chunk.as_ptr() as usize - raw.as_ptr() as usize);
+            let sep = rest[end..].chars().next().map_or(0, char::len_utf8);
+            at += end + sep;
+            if chunk.is_empty() {
+                continue;
+            }
+            // Letters and digits in ASCII are one word by the Unicode rules: most of the text
+            // of an English archive skips the word segmenter.
+            if chunk.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                t.push_word(from, from + chunk.len());
+                continue;
+            }
+            t.read_chunk(from, from + chunk.len());
         }
+        t.join_abd();
+    }
+
+    fn read_chunk(&mut self, from: usize, to: usize) {
+        let chunk = &self.buf[from..to];
         if is_compound(chunk) {
-            out.push(chunk.to_string());
-            if is_iso_date(chunk) {
-                out.push(chunk[..7].to_string());
+            let date = is_iso_date(chunk);
+            self.spans.push((from as u32, to as u32));
+            if date {
+                self.spans.push((from as u32, from as u32 + 7));
             }
         }
-        for word in chunk.unicode_words() {
+        let words: Vec<(usize, usize)> = self.buf[from..to]
+            .unicode_word_indices()
+            .map(|(i, w)| (from + i, from + i + w.len()))
+            .collect();
+        for (a, b) in words {
+            let word = &self.buf[a..b];
             if is_stop_word(word) {
                 continue;
             }
-            let word = fold_maqsura(word);
-            let bare = word
-                .strip_prefix("ال")
-                .filter(|rest| rest.chars().count() >= 2)
-                .map(str::to_string);
-            plain.push(out.len());
-            out.push(word);
-            out.extend(bare);
-        }
-    }
-    let joined = abd_joined(&out, &plain);
-    out.extend(joined);
-    (out, plain)
-}
-
-/// `abd` ("servant of", the first half of many names) joined to the name after it, through
-/// a Latin article when there is one: `Abd al-Rahman` and `Abdel Rahman` are also
-/// `abdalrahman` and `abdelrahman`, `عبد الرحمن` also `عبدالرحمن`, since names are written
-/// both ways. `words` are the positions of the words as written among `terms`.
-fn abd_joined(terms: &[String], words: &[usize]) -> Vec<String> {
-    let mut out = Vec::new();
-    let word = |i: usize| words.get(i).map(|&t| terms[t].as_str());
-    for i in 0..words.len() {
-        let first = terms[words[i]].as_str();
-        if !is_abd(first) {
-            continue;
-        }
-        match (word(i + 1), word(i + 2)) {
-            (Some(article), Some(name)) if first == "abd" && is_latin_article(article) => {
-                out.push(format!("{first}{article}{name}"));
+            let (a, b) = if word.contains('ى') {
+                let folded = word.replace('ى', "ي");
+                self.append(&folded)
+            } else {
+                (a, b)
+            };
+            self.push_word(a, b);
+            let word = &self.buf[a..b];
+            if let Some(rest) = word.strip_prefix("ال")
+                && rest.chars().count() >= 2
+            {
+                self.spans.push(((b - rest.len()) as u32, b as u32));
             }
-            (Some(name), _) => out.push(format!("{first}{name}")),
-            (None, _) => {}
         }
     }
-    out
+
+    fn push_word(&mut self, from: usize, to: usize) {
+        self.words.push(self.spans.len() as u32);
+        self.spans.push((from as u32, to as u32));
+    }
+
+    /// Adds `text` after the normalized text; returns its range.
+    fn append(&mut self, text: &str) -> (usize, usize) {
+        let from = self.buf.len();
+        self.buf.push_str(text);
+        (from, self.buf.len())
+    }
+
+    fn get(&self, span: u32) -> &str {
+        let (a, b) = self.spans[span as usize];
+        &self.buf[a as usize..b as usize]
+    }
+
+    /// The `i`th word as written.
+    fn word(&self, i: usize) -> Option<&str> {
+        self.words.get(i).map(|&s| self.get(s))
+    }
+
+    /// `abd` ("servant of", the first half of many names) joined to the name after it, through
+    /// a Latin article when there is one: `Abd al-Rahman` and `Abdel Rahman` are also
+    /// `abdalrahman` and `abdelrahman`, `عبد الرحمن` also `عبدالرحمن`, since names are written
+    /// both ways.
+    fn join_abd(&mut self) {
+        for i in 0..self.words.len() {
+            let first = self.word(i).unwrap_or_default();
+            if !is_abd(first) {
+                continue;
+            }
+            let joined = match (self.word(i + 1), self.word(i + 2)) {
+                (Some(article), Some(name)) if first == "abd" && is_latin_article(article) => {
+                    format!("{first}{article}{name}")
+                }
+                (Some(name), _) => format!("{first}{name}"),
+                (None, _) => continue,
+            };
+            let (a, b) = self.append(&joined);
+            self.spans.push((a as u32, b as u32));
+        }
+    }
+
+    /// How many terms there are.
+    pub(crate) fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.spans.len() as u32).map(|s| self.get(s))
+    }
+
+    /// Each pair of adjacent words as written, `a b`, made in `pair`.
+    pub(crate) fn each_pair(&self, pair: &mut String, mut f: impl FnMut(&str)) {
+        for w in self.words.windows(2) {
+            pair.clear();
+            pair.push_str(self.get(w[0]));
+            pair.push(' ');
+            pair.push_str(self.get(w[1]));
+            f(pair);
+        }
+    }
 }
 
 /// `abd`, `عبد`, or `abd` with the article run on (`abdel`, `abdul`, `abdal`).

@@ -28,7 +28,9 @@ pub(super) fn search_index(
     let mut index = match saved {
         Some(file) => {
             let key = search::inputs_key(&config.search, &inputs, &casebook_identity());
-            let last = std::fs::read(file).ok();
+            let last = SearchIndex::saved_under(file, key)
+                .then(|| std::fs::read(file).ok())
+                .flatten();
             match last.and_then(|bytes| SearchIndex::parse(&bytes, key)) {
                 Some(index) => index,
                 None => {
