@@ -283,6 +283,12 @@ for (let k = 0; k < 6; k++) {
   const phrase = `${p.latin[0]} ${p.latin[1]}`;
   add("phrases", `"${phrase}"`, ids((o) => o.latin && (o.latin.join(" ").includes(phrase))));
 }
+// Phrases of the body text, matched by its words' positions.
+for (let k = 0; k < 2; k++) {
+  const p = people[Math.floor(rand() * people.length)];
+  add("phrases", `"arrested in ${p.placeName}"`, ids((o) => o.placeName === p.placeName));
+  add("phrases", `"consistent with ${p.cause.replace("-", " ")}"`, ids((o) => o.cause === p.cause));
+}
 // Numbers: a case by its detainee number and branch, in Latin and Arabic-Indic digits.
 for (let k = 0; k < 5; k++) {
   const p = people[Math.floor(rand() * people.length)];

@@ -279,12 +279,17 @@ struct LangFiles {
     files: Vec<Output>,
 }
 
-/// Term frequencies of one document per field, each field's length in terms, and the words
-/// of its name fields (their keys are made once per word for the whole index).
+/// Term frequencies of one document per field, each field's length in terms, the words of
+/// its name fields (their keys are made once per word for the whole index), and where its
+/// words as written are (for quoted phrases).
 struct DocTerms {
     terms: Vec<(String, [u16; 4])>,
     lens: [u32; 4],
     name_words: Vec<String>,
+    /// `(index in terms, position)` of every word as written, sorted. Positions run through
+    /// the title, identifiers, fields and text in turn, with a gap after each piece, so a
+    /// phrase never spans two of them.
+    positions: Vec<(u32, u32)>,
 }
 
 /// A hash of everything `doc_terms` reads.
@@ -315,17 +320,11 @@ fn doc_terms(doc: &Doc) -> DocTerms {
             counts.lens[IDENTIFIER] += 1;
         }
     }
-    // Quoted phrases are checked in name fields, where people look for a full name; pairs
-    // for titles and text would cost a fifth to twice the index time and size (an archive's
-    // titles are mostly unique), and there a phrase is matched as its words (see the client).
     let mut name_words: Vec<String> = Vec::new();
-    let mut pair = String::new();
     for f in &doc.fields {
         list.reread(f);
         counts.add(FIELDS, &list);
         if doc.names.contains(f) {
-            // Pairs of adjacent words do not count towards the field's length.
-            list.each_pair(&mut pair, |p| counts.count(FIELDS, p));
             name_words.extend(list.iter().map(str::to_string));
         }
     }
@@ -337,48 +336,75 @@ fn doc_terms(doc: &Doc) -> DocTerms {
     }
     name_words.sort_unstable();
     name_words.dedup();
-    // In the map's order, which is the same for the same text (the hasher is unseeded); the
-    // index sorts its vocabulary.
-    let terms: Vec<(String, [u16; 4])> = counts.map.into_iter().collect();
+    counts.positions.sort_unstable();
+    // In order of first appearance; the index sorts its vocabulary.
+    let mut terms: Vec<(String, [u16; 4])> = vec![(String::new(), [0; 4]); counts.tfs.len()];
+    for (term, slot) in counts.slots {
+        terms[slot as usize] = (term, counts.tfs[slot as usize]);
+    }
     DocTerms {
         terms,
         lens: counts.lens,
         name_words,
+        positions: counts.positions,
     }
 }
 
-/// One document's term frequencies per field and its fields' lengths.
+/// One document's term frequencies per field, its fields' lengths and its words' positions.
 struct TermCounts {
-    map: FxHashMap<String, [u16; 4]>,
+    /// Each term's index in `tfs`.
+    slots: FxHashMap<String, u32>,
+    tfs: Vec<[u16; 4]>,
     lens: [u32; 4],
+    positions: Vec<(u32, u32)>,
+    /// The position of the next piece's first word.
+    at: u32,
 }
 
 impl Default for TermCounts {
     fn default() -> Self {
         TermCounts {
             // Room for a short case's terms without growing.
-            map: FxHashMap::with_capacity_and_hasher(128, Default::default()),
+            slots: FxHashMap::with_capacity_and_hasher(128, Default::default()),
+            tfs: Vec::with_capacity(128),
             lens: [0; 4],
+            positions: Vec::with_capacity(128),
+            at: 0,
         }
     }
 }
 
 impl TermCounts {
+    /// The terms of one piece of text in `field`: counted, and the positions of its words.
     fn add(&mut self, field: usize, terms: &Terms) {
         self.lens[field] += terms.len() as u32;
-        for t in terms.iter() {
-            self.count(field, t);
+        let mut word = 0;
+        for (i, t) in terms.iter().enumerate() {
+            let slot = self.count(field, t);
+            if terms.words.get(word) == Some(&(i as u32)) {
+                self.positions.push((slot, self.at + word as u32));
+                word += 1;
+            }
         }
+        self.at += terms.words.len() as u32 + 1;
     }
 
-    /// One more of `term` in `field`, without counting towards the field's length.
-    fn count(&mut self, field: usize, term: &str) {
+    /// One more of `term` in `field`, without counting towards the field's length; returns
+    /// the term's slot.
+    fn count(&mut self, field: usize, term: &str) -> u32 {
         // Most words of a text are repeats: only a new one is copied.
-        let tf = match self.map.get_mut(term) {
-            Some(tf) => tf,
-            None => self.map.entry(term.to_string()).or_default(),
+        let slot = match self.slots.get(term) {
+            Some(&slot) => slot,
+            None => {
+                let slot = self.tfs.len() as u32;
+                self.slots.insert(term.to_string(), slot);
+                self.tfs.push([0; 4]);
+                slot
+            }
         };
-        tf[field] = tf[field].saturating_add(1);
+        let tf = &mut self.tfs[slot as usize][field];
+        *tf = tf.saturating_add(1);
+        slot
     }
 }
 
@@ -403,14 +429,36 @@ fn build_language(
     let mut vocabulary: FxHashMap<&str, usize> = FxHashMap::default();
     let mut postings: Vec<Vec<(u32, [u16; 4])>> = Vec::new();
     let mut words: Vec<&str> = Vec::new();
+    // For quoted phrases, each term's positions in each of its documents, in postings order:
+    // how many, then their deltas.
+    let mut positions: Vec<String> = Vec::new();
+    let mut ids: Vec<usize> = Vec::new();
     for (d, dt) in per_doc.iter().enumerate() {
+        ids.clear();
         for (term, tf) in &dt.terms {
             let id = *vocabulary.entry(term.as_str()).or_insert_with(|| {
                 words.push(term.as_str());
                 postings.push(Vec::new());
+                positions.push(String::new());
                 words.len() - 1
             });
             postings[id].push((d as u32, *tf));
+            ids.push(id);
+        }
+        // `dt.positions` is sorted by slot, the order of `ids`.
+        let mut at = 0;
+        for (slot, &id) in ids.iter().enumerate() {
+            let from = at;
+            while dt.positions.get(at).is_some_and(|p| p.0 as usize == slot) {
+                at += 1;
+            }
+            let out = &mut positions[id];
+            push_varint(out, (at - from) as u64);
+            let mut last = 0;
+            for &(_, p) in &dt.positions[from..at] {
+                push_varint(out, u64::from(p - last));
+                last = p;
+            }
         }
     }
     // Name keys: made once for each distinct name word, then a posting for every document
@@ -438,6 +486,7 @@ fn build_language(
             let id = *vocabulary.entry(key).or_insert_with(|| {
                 words.push(key);
                 postings.push(Vec::new());
+                positions.push(String::new());
                 words.len() - 1
             });
             let mut tf = [0u16; 4];
@@ -491,13 +540,13 @@ fn build_language(
     let (keys, plain): (Vec<usize>, Vec<usize>) = order
         .iter()
         .partition(|&&t| words[t].starts_with(names::KEY_MARK));
-    let pairs = |list: Vec<usize>| -> Vec<(&str, &str)> {
+    let entries = |list: Vec<usize>| -> Vec<(&str, &str, &str)> {
         list.into_iter()
-            .map(|t| (words[t], encoded[t].as_str()))
+            .map(|t| (words[t], encoded[t].as_str(), positions[t].as_str()))
             .collect()
     };
-    let shards = shard_runs(&mut files, Runs::Terms, pairs(plain).into_iter());
-    let key_shards = shard_runs(&mut files, Runs::Keys, pairs(keys).into_iter());
+    let shards = shard_runs(&mut files, Runs::Terms, entries(plain).into_iter());
+    let key_shards = shard_runs(&mut files, Runs::Keys, entries(keys).into_iter());
 
     // The names list for typos: every name word long enough, sorted, in runs like the term
     // shards.
@@ -507,7 +556,11 @@ fn build_language(
         .map(|(w, _)| *w)
         .collect();
     name_words.sort_unstable_by(|a, b| js_order(a, b));
-    let name_shards = shard_runs(&mut files, Runs::Names, name_words.iter().map(|w| (*w, "")));
+    let name_shards = shard_runs(
+        &mut files,
+        Runs::Names,
+        name_words.iter().map(|w| (*w, "", "")),
+    );
 
     // Document chunks.
     let per_chunk = n.div_ceil(MAX_CHUNKS).max(MIN_CHUNK_DOCS);
@@ -604,39 +657,60 @@ impl Runs {
     }
 }
 
-/// Cuts sorted `(term, postings)` pairs into files of about the kind's size; returns
+/// Cuts sorted `(term, postings, positions)` into files of about the kind's size; returns
 /// `[first term, file name]` for each. The names list's postings are empty and not written.
+/// Word runs also get a file of their terms' positions (`p<n>`, in the run's order), fetched
+/// for quoted phrases only: `[first term, file name, positions file name]`.
 fn shard_runs<'a>(
     files: &mut Files,
     kind: Runs,
-    items: impl Iterator<Item = (&'a str, &'a str)>,
+    items: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
 ) -> Vec<serde_json::Value> {
     // Runs are cut in order, then written side by side.
-    let mut runs: Vec<Vec<&str>> = Vec::new();
-    let mut current: Vec<&str> = Vec::new();
+    let mut runs: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
+    let mut current = (Vec::new(), Vec::new());
     let mut size = 0;
-    for (term, postings) in items {
+    for (term, postings, positions) in items {
         size += term.len() + postings.len() + 6;
-        current.push(term);
+        current.0.push(term);
         if kind != Runs::Names {
-            current.push(postings);
+            current.0.push(postings);
+        }
+        if kind == Runs::Terms {
+            current.1.push(positions);
         }
         if size >= kind.target_bytes() {
             runs.push(std::mem::take(&mut current));
             size = 0;
         }
     }
-    if !current.is_empty() || (runs.is_empty() && kind == Runs::Terms) {
+    if !current.0.is_empty() || (runs.is_empty() && kind == Runs::Terms) {
         runs.push(current);
     }
     let names = files.add_all(
         runs.par_iter()
             .enumerate()
-            .map(|(i, run)| (format!("{}{i}", kind.prefix()), run.to_json())),
+            .map(|(i, run)| (format!("{}{i}", kind.prefix()), run.0.to_json())),
     );
+    let position_names = if kind == Runs::Terms {
+        files.add_all(
+            runs.par_iter()
+                .enumerate()
+                .map(|(i, run)| (format!("p{i}"), run.1.to_json())),
+        )
+    } else {
+        Vec::new()
+    };
     runs.iter()
         .zip(names)
-        .map(|(run, file)| json!([run.first().copied().unwrap_or(""), file]))
+        .enumerate()
+        .map(|(i, (run, file))| {
+            let first = run.0.first().copied().unwrap_or("");
+            match position_names.get(i) {
+                Some(p) => json!([first, file, p]),
+                None => json!([first, file]),
+            }
+        })
         .collect()
 }
 

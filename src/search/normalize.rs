@@ -156,15 +156,13 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
     t.iter().map(str::to_string).collect()
 }
 
-/// Adjacent words of a text as one term each (`died in` -> `died in`), so a quoted phrase
-/// finds its words next to each other and in order. The words are those of [`terms`] as
-/// written (function words left out, the article kept).
+/// The words of a text as written, in order, whose positions the index keeps for quoted
+/// phrases: those of [`terms`] without the forms added to them (function words left out, the
+/// article kept).
 #[cfg(test)]
-pub(crate) fn phrase_pairs(text: &str) -> Vec<String> {
+pub(crate) fn phrase_words(text: &str) -> Vec<String> {
     let t = Terms::read(text);
-    let mut out = Vec::new();
-    t.each_pair(&mut String::new(), |p| out.push(p.to_string()));
-    out
+    t.words.iter().map(|&w| t.get(w).to_string()).collect()
 }
 
 /// The terms of one text as ranges of one buffer: the normalized text, then whatever is not
@@ -173,8 +171,9 @@ pub(crate) fn phrase_pairs(text: &str) -> Vec<String> {
 pub(crate) struct Terms {
     buf: String,
     spans: Vec<(u32, u32)>,
-    /// Which of `spans` are words as written (not a bare form, month or joined name).
-    words: Vec<u32>,
+    /// Which of `spans` are words as written (not a bare form, month or joined name), in
+    /// order.
+    pub(crate) words: Vec<u32>,
 }
 
 impl Terms {
@@ -306,17 +305,6 @@ impl Terms {
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
         (0..self.spans.len() as u32).map(|s| self.get(s))
-    }
-
-    /// Each pair of adjacent words as written, `a b`, made in `pair`.
-    pub(crate) fn each_pair(&self, pair: &mut String, mut f: impl FnMut(&str)) {
-        for w in self.words.windows(2) {
-            pair.clear();
-            pair.push_str(self.get(w[0]));
-            pair.push(' ');
-            pair.push_str(self.get(w[1]));
-            f(pair);
-        }
     }
 }
 
@@ -522,7 +510,7 @@ mod tests {
         for (section, split) in [
             ("terms", terms as Split),
             ("query", query_terms as Split),
-            ("pairs", phrase_pairs as Split),
+            ("phrase_words", phrase_words as Split),
         ] {
             for v in vectors[section].as_array().unwrap() {
                 let expected: Vec<&str> = v["output"]

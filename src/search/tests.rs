@@ -285,3 +285,63 @@ fn terms_sort_by_utf16_units_when_a_word_is_beyond_u_ffff() {
     assert!(position("\u{10428}x") < position("\u{FA0E}"), "{terms:?}");
     assert!(terms.windows(2).all(|w| js_order(&w[0], &w[1]).is_lt()));
 }
+
+/// Each document's positions of `term`, read from the positions file of its shard.
+fn positions_of(index: &SearchIndex, term: &str) -> Vec<Vec<u64>> {
+    let files: BTreeMap<String, serde_json::Value> = index.outputs.iter().map(data).collect();
+    for (name, v) in &files {
+        let Some(n) = name.strip_prefix('t') else {
+            continue;
+        };
+        let list = v.as_array().unwrap();
+        let Some(j) = list.iter().step_by(2).position(|t| t == term) else {
+            continue;
+        };
+        let numbers = encode::read_varints(files[&format!("p{n}")][j].as_str().unwrap());
+        let mut out = Vec::new();
+        let mut rest = &numbers[..];
+        while let Some((&count, tail)) = rest.split_first() {
+            let (deltas, tail) = tail.split_at(count as usize);
+            let mut at = 0;
+            out.push(
+                deltas
+                    .iter()
+                    .map(|d| {
+                        at += d;
+                        at
+                    })
+                    .collect(),
+            );
+            rest = tail;
+        }
+        return out;
+    }
+    panic!("{term} not in the index");
+}
+
+#[test]
+fn positions_of_words_as_written_run_through_a_page_with_a_gap_between_pieces() {
+    let index = build(
+        &config(),
+        &[input(vec![
+            doc(
+                "Died in custody",
+                "He died of hunger; died again, al-Khatib",
+            ),
+            doc("Other", "nothing here but custody"),
+        ])],
+    );
+    // The title holds words 0-2, then a gap (3); the text starts at 4 ("he").
+    assert_eq!(positions_of(&index, "died"), [vec![0, 5, 8]]);
+    assert_eq!(positions_of(&index, "custody"), [vec![2], vec![5]]);
+    // A form added to a word (the bare form of an Arabic word with the article, an ISO
+    // month, a joined name) has no position of its own.
+    let arabic = build(
+        &config(),
+        &[input(vec![doc("x", "المستشفى العسكري 2012-05-14")])],
+    );
+    assert_eq!(positions_of(&arabic, "المستشفي"), [vec![2]]);
+    assert_eq!(positions_of(&arabic, "مستشفي"), [Vec::<u64>::new()]);
+    assert_eq!(positions_of(&arabic, "2012-05"), [Vec::<u64>::new()]);
+    assert_eq!(positions_of(&arabic, "2012"), [vec![4]]);
+}

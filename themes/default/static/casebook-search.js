@@ -68,20 +68,16 @@
   }
   // Index terms of a text (the Rust `terms`).
   function terms(s) { return termsAndWords(s)[0]; }
-  // Adjacent words as one term each (the Rust `phrase_pairs`): what a quoted phrase needs.
-  function phrasePairs(s) {
-    var w = termsAndWords(s)[1], out = [];
-    for (var i = 0; i + 1 < w.length; i++) out.push(w[i] + " " + w[i + 1]);
-    return out;
-  }
-  // The pairs each quoted phrase of a query needs ("…", “…”, «…»), one list per phrase.
+  // The words of a text as written, whose positions the index keeps (the Rust `phrase_words`).
+  function phraseWords(s) { return termsAndWords(s)[1]; }
+  // The words of each quoted phrase of a query ("…", “…”, «…») of two words or more.
   var QUOTED = /["\u201C\u201D\u201E\u00AB\u00BB]([^"\u201C\u201D\u201E\u00AB\u00BB]+)["\u201C\u201D\u201E\u00AB\u00BB]/g;
   function queryPhrases(s) {
     var out = [], m;
     QUOTED.lastIndex = 0;
     while ((m = QUOTED.exec(s))) {
-      var pairs = phrasePairs(m[1]);
-      if (pairs.length) out.push(pairs);
+      var w = phraseWords(m[1]);
+      if (w.length > 1) out.push(w);
     }
     return out;
   }
@@ -297,6 +293,15 @@
     return map;
   }
   function decodePostings(s) { return decodeDeltas(s, false); }
+  function varints(s) {
+    var out = [], i = 0;
+    while (i < s.length) {
+      var n = 0, mul = 1, v;
+      do { v = VAL[s.charAt(i++)]; n += (v & 31) * mul; mul *= 32; } while (v & 32);
+      out.push(n);
+    }
+    return out;
+  }
   function decodeKeyPostings(s) { return decodeDeltas(s, true); }
   function fixed(s, at, width) {
     var n = 0;
@@ -413,16 +418,34 @@
       return self.matchTypo(t).then(function (m) { keep(out, m, 1); return out; });
     });
   };
-  // The documents that have a quoted phrase's words next to each other in a name field, or
-  // null when that cannot be told: pairs of adjacent words are indexed for name fields only,
-  // so a phrase with a pair found in none of them (a phrase of the body text) is matched as
-  // its words.
-  Engine.prototype.matchPhrase = function (pairs) {
-    var self = this;
-    return Promise.all(pairs.map(function (p) { return self.match(p, false); })).then(function (maps) {
-      if (maps.some(function (m) { return !m.size; })) return null;
+  // Document -> positions of one word as written, from its shard and the shard's positions
+  // file (fetched for quoted phrases only).
+  Engine.prototype.positions = function (w) {
+    var shard = this.m.shards[shardIndex(this.m.shards, w)];
+    return Promise.all([this.file(shard[1]), this.file(shard[2])]).then(function (r) {
+      var list = r[0], out = new Map();
+      for (var j = 0; j < list.length; j += 2) {
+        if (list[j] !== w) continue;
+        var n = varints(r[1][j / 2]), k = 0;
+        decodePostings(list[j + 1]).forEach(function (s, d) {
+          var count = n[k++], at = [], p = 0;
+          for (var i = 0; i < count; i++) at.push(p += n[k++]);
+          if (count) out.set(d, at);
+        });
+      }
+      return out;
+    });
+  };
+  // The documents with a quoted phrase's words next to each other and in order, within one
+  // title, field or text (never across two).
+  Engine.prototype.matchPhrase = function (words) {
+    return Promise.all(words.map(this.positions, this)).then(function (maps) {
       var out = new Set();
-      maps[0].forEach(function (s, d) { if (maps.every(function (m) { return m.has(d); })) out.add(d); });
+      maps[0].forEach(function (starts, d) {
+        if (!maps.every(function (m) { return m.has(d); })) return;
+        var sets = maps.map(function (m) { return new Set(m.get(d)); });
+        if (starts.some(function (p) { return sets.every(function (set, i) { return set.has(p + i); }); })) out.add(d);
+      });
       return out;
     });
   };
@@ -465,11 +488,11 @@
     var filtering = active.some(function (a) { return a.indexOf(true) >= 0; });
     if (!qt.length && !filtering) return Promise.resolve({ empty: true, terms: [] });
     var loads = [Promise.all(qt.map(function (t, i) { return self.matchAny(t, prefixLast && i === qt.length - 1); })), this.codes(),
-      Promise.all(phrases.map(function (pairs) { return self.matchPhrase(pairs); }))];
+      Promise.all(phrases.map(function (words) { return self.matchPhrase(words); }))];
     if (state.sort === "date") loads.push(this.file(m.datesFile));
     return Promise.all(loads).then(function (r) {
       var loaded = performance.now(), maps = r[0], dates = r[3], base = [], scores = new Map();
-      var phrase = r[2].filter(function (docs) { return docs; });
+      var phrase = r[2];
       if (qt.length) {
         maps.sort(function (a, b) { return a.size - b.size; });
         maps[0].forEach(function (s, d) {
@@ -566,7 +589,7 @@
   api.editDistance = editDistance;
   api.stopWords = STOP;
   api.terms = terms;
-  api.phrasePairs = phrasePairs;
+  api.phraseWords = phraseWords;
   api.queryPhrases = queryPhrases;
   api.queryTerms = queryTerms;
   api.decodePostings = decodePostings;
