@@ -402,3 +402,124 @@ fn the_arabic_case_list_keeps_the_english_order() {
     assert_eq!(en, ["c-1/", "c-2/"]);
     assert_eq!(ar, en);
 }
+
+/// Text a translated edition shows untranslated carries its own language, wherever it is
+/// shown: the title (in `<title>`, `<h1>`, lists and search results), the narrative, and
+/// each photograph's alt text and caption that the translation does not translate.
+#[test]
+fn untranslated_text_in_a_translated_edition_says_its_language() {
+    let site = SiteTest::fixture("i18n");
+    for (case, file) in [("c-1", "p.jpg"), ("c-1", "q.jpg"), ("c-2", "p.jpg")] {
+        std::fs::copy(
+            repo_root().join("tests/fixtures/photos-real/xmp/no_exif.jpg"),
+            site.root().join(format!("content/cases/{case}/{file}")),
+        )
+        .unwrap();
+    }
+    let photo = |file: &str| {
+        format!(
+            "[[photos]]\nfile = \"{file}\"\nalt = \"English alt {file}\"\ncaption = \"English caption {file}\"\nsensitivity = \"none\"\n"
+        )
+    };
+    let site = site
+        .edit(
+            "content/cases/c-1/index.md",
+            "branch = \"215\"",
+            &format!("branch = \"215\"\n{}{}", photo("p.jpg"), photo("q.jpg")),
+        )
+        // The translation translates p.jpg's alt text, not its caption, and not q.jpg.
+        .edit(
+            "content/cases/c-1/index.ar.md",
+            "title = \"الحالة الأولى\"",
+            "title = \"الحالة الأولى\"\n[[photos]]\nfile = \"p.jpg\"\nalt = \"نص بديل\"",
+        )
+        .edit(
+            "content/cases/c-2/index.md",
+            "branch = \"227\"",
+            &format!("branch = \"227\"\n{}", photo("p.jpg")),
+        );
+    site.build().success();
+
+    let untranslated = site.html("ar/cases/c-2/index.html");
+    assert_eq!(attrs(&untranslated, "title", "lang"), ["en"]);
+    assert_eq!(texts(&untranslated, "title"), ["Case two"]);
+    assert_eq!(texts(&untranslated, "h1 [lang=en]"), ["Case two"]);
+    assert_eq!(attrs(&untranslated, ".case-narrative", "lang"), ["en"]);
+    assert_eq!(attrs(&untranslated, "img.photo-image", "lang"), ["en"]);
+    assert_eq!(
+        texts(&untranslated, "figcaption [lang=en]"),
+        ["English alt p.jpg", "English caption p.jpg"]
+    );
+
+    let translated = site.html("ar/cases/c-1/index.html");
+    assert!(attrs(&translated, "title", "lang").is_empty());
+    assert!(texts(&translated, "h1 [lang]").is_empty());
+    assert_eq!(
+        attrs(&translated, "img.photo-image", "alt"),
+        ["نص بديل", "English alt q.jpg"]
+    );
+    assert_eq!(
+        attrs(&translated, "img.photo-image[lang=en]", "alt"),
+        ["English alt q.jpg"]
+    );
+    assert_eq!(
+        texts(&translated, "figcaption [lang=en]"),
+        [
+            "English caption p.jpg",
+            "English alt q.jpg",
+            "English caption q.jpg"
+        ]
+    );
+
+    let list = site.html("ar/cases/index.html");
+    assert_eq!(texts(&list, "a[href='c-2/'][lang=en]"), ["Case two"]);
+    assert!(texts(&list, "a[href='c-1/'][lang]").is_empty());
+    // The default edition marks nothing: its text is all in its own language.
+    for page in ["cases/c-2/index.html", "cases/index.html"] {
+        assert!(
+            texts(&site.html(page), "main [lang=en]").is_empty(),
+            "{page}"
+        );
+    }
+
+    // Search results: the Arabic index gives the language of an untranslated title and
+    // summary, which the client puts on the result (tests/search.rs checks it in a browser).
+    let records: Vec<serde_json::Value> = std::fs::read_dir(site.public().join("search/ar"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with('d') && name.as_bytes()[1].is_ascii_digit()
+        })
+        .flat_map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            let json = &text[text.find('[').unwrap()..=text.rfind(']').unwrap()];
+            serde_json::from_str::<Vec<serde_json::Value>>(json).unwrap()
+        })
+        .collect();
+    let record = |path: &str| records.iter().find(|r| r[0] == path).unwrap().clone();
+    assert_eq!(record("ar/cases/c-2/")[6], "en");
+    assert_eq!(record("ar/cases/c-2/")[7], "en");
+    assert_eq!(record("ar/cases/c-1/").as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn every_language_has_its_own_not_found_page() {
+    let site = SiteTest::fixture("i18n");
+    site.build().success();
+    let ar = site.html("ar/404.html");
+    assert_eq!(attrs(&ar, "html", "lang"), ["ar"]);
+    assert_eq!(attrs(&ar, "html", "dir"), ["rtl"]);
+    let en = site.html("404.html");
+    assert_eq!(attrs(&en, "html", "lang"), ["en"]);
+    assert_ne!(texts(&ar, "h1"), texts(&en, "h1"));
+    // Served at any address, so its links do not depend on where it is shown.
+    assert!(
+        attrs(&ar, "main a", "href")
+            .iter()
+            .all(|h| h.starts_with('/')),
+        "{:?}",
+        attrs(&ar, "main a", "href")
+    );
+    assert!(!site.file("sitemap.xml").contains("404.html"));
+}

@@ -456,6 +456,17 @@ fn browser_arabic_query_with_diacritics() {
         "rtl"
     );
     b.screenshot(&screenshot_dir().join("search-arabic.png"));
+    // An untranslated case's English title and snippet say so.
+    b.goto(&format!("{base}ar/search/?q=narrative"));
+    b.wait_for("document.querySelectorAll('#search-results h2 a').length > 0");
+    assert_eq!(
+        b.eval("[...document.querySelectorAll('#search-results h2 a')].map(a => a.textContent + ':' + a.lang).join()"),
+        "Case two:en"
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#search-results .snippet').lang"),
+        "en"
+    );
 }
 
 /// Every term of a language's index, read from its term shards.

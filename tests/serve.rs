@@ -675,3 +675,15 @@ fn open_pages_reload_in_a_browser() {
     browser.wait_for("document.title.includes('Reloaded') && window.notReloaded === undefined");
     server.stop();
 }
+
+#[test]
+fn a_missing_page_gets_the_not_found_page_of_its_language() {
+    let site = SiteTest::fixture("i18n");
+    let server = start(&site);
+    let ar = request(server.addr, "GET", "/ar/no-such-page/");
+    assert_eq!(ar.status, 404);
+    assert!(ar.text().contains("lang=ar"), "{}", ar.text());
+    let en = request(server.addr, "GET", "/no-such-page/");
+    assert_eq!(en.status, 404);
+    assert!(en.text().contains("lang=en"), "{}", en.text());
+}

@@ -124,6 +124,7 @@ pub(super) fn assemble(
             section,
             case: p.case,
             fallback: false,
+            title_lang: None,
         });
     }
 
@@ -254,6 +255,13 @@ pub(super) fn add_case_translations(
                 original.case.as_ref().map_or("", |c| c.id.as_str())
             );
             let fallback = translation.is_none();
+            let original_lang = Some(original.meta.lang.clone());
+            let mut title_lang = original_lang.clone();
+            // Until a translation says otherwise, every text is the original's.
+            for photo in &mut meta.photos {
+                photo.alt_lang = original_lang.clone();
+                photo.caption_lang = photo.caption.as_ref().and(original_lang.clone());
+            }
             let withdrawn = original
                 .case
                 .as_ref()
@@ -262,6 +270,7 @@ pub(super) fn add_case_translations(
                 meta.source = t.meta.source;
                 if !t.meta.title.is_empty() {
                     meta.title = t.meta.title;
+                    title_lang = None;
                 }
                 meta.description = t.meta.description.or(meta.description);
                 meta.body = t.meta.body;
@@ -272,7 +281,11 @@ pub(super) fn add_case_translations(
                 for photo in &mut meta.photos {
                     if let Some(tr) = t.meta.photos.iter().find(|p| p.file == photo.file) {
                         photo.alt = tr.alt.clone();
-                        photo.caption = tr.caption.clone().or(photo.caption.take());
+                        photo.alt_lang = None;
+                        if tr.caption.is_some() {
+                            photo.caption = tr.caption.clone();
+                            photo.caption_lang = None;
+                        }
                     }
                 }
             }
@@ -282,6 +295,7 @@ pub(super) fn add_case_translations(
                 section,
                 case,
                 fallback,
+                title_lang,
             });
         }
     }

@@ -80,6 +80,9 @@ pub(crate) struct Page {
     pub(crate) case: Option<Case>,
     /// True when this is a case shown in a language it was not translated into.
     pub(crate) fallback: bool,
+    /// The language of the title when it is not the page's (a case shown untranslated, or a
+    /// translation without a title of its own).
+    pub(crate) title_lang: Option<String>,
 }
 
 /// A file copied as it is (bundle attachments such as PDFs).

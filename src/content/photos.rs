@@ -31,6 +31,10 @@ pub(crate) struct PhotoSpec {
     pub(crate) display: PathBuf,
     pub(crate) alt: String,
     pub(crate) caption: Option<String>,
+    /// Set on a translated page when the alt text or the caption is still the original's:
+    /// that language's code, for a `lang` attribute.
+    pub(crate) alt_lang: Option<String>,
+    pub(crate) caption_lang: Option<String>,
     pub(crate) sensitivity: Sensitivity,
     /// Lowercase hex, if the publisher pinned the source.
     pub source_sha256: Option<String>,
@@ -227,6 +231,8 @@ pub(crate) fn parse(value: &toml::Value, at: Site, diags: &mut Vec<Diagnostic>) 
             source,
             alt: alt.to_string(),
             caption: text("caption").map(str::to_string),
+            alt_lang: None,
+            caption_lang: None,
             sensitivity,
             source_sha256,
             redact,

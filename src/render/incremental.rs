@@ -323,7 +323,7 @@ impl<'a> Delta<'a> {
             }
             // The search page changes with the index, which is rebuilt after the pages.
             Job::Withdrawn(_) => self.withdrawn_changed,
-            Job::NotFound | Job::Search { .. } | Job::Verify { .. } => false,
+            Job::NotFound { .. } | Job::Search { .. } | Job::Verify { .. } => false,
         }
     }
 

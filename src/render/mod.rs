@@ -63,7 +63,11 @@ pub(crate) enum Job<'a> {
         value: &'a FacetValue,
         page: usize,
     },
-    NotFound,
+    /// The "not found" page of a language: `/404.html` for the default one, `/ar/404.html`
+    /// for the others (hosts that allow a 404 page per folder can serve it there).
+    NotFound {
+        lang: &'a str,
+    },
     /// The search page of a language.
     Search {
         lang: &'a str,
@@ -146,7 +150,9 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
-        jobs.push(Job::NotFound);
+        for lang in &config.languages {
+            jobs.push(Job::NotFound { lang: &lang.code });
+        }
         for lang in self.search.entries.keys() {
             jobs.push(Job::Search { lang });
         }
@@ -191,7 +197,7 @@ impl<'a> Renderer<'a> {
             }
             Job::FacetIndex { .. } => "facet_index.html",
             Job::FacetValue { .. } => "facet_value.html",
-            Job::NotFound => "404.html",
+            Job::NotFound { .. } => "404.html",
             Job::Search { .. } => "search.html",
             Job::Withdrawn(_) => "withdrawn.html",
             Job::Verify { .. } => "verify.html",
@@ -204,8 +210,7 @@ impl<'a> Renderer<'a> {
             Job::Page(i) => &self.corpus.pages[*i].meta.lang,
             Job::Section { index, .. } => &self.corpus.sections[*index].meta.lang,
             Job::FacetIndex { facet } | Job::FacetValue { facet, .. } => &facet.lang,
-            Job::NotFound => &self.config.default_language,
-            Job::Search { lang } | Job::Verify { lang } => lang,
+            Job::NotFound { lang } | Job::Search { lang } | Job::Verify { lang } => lang,
             Job::Withdrawn(i) => &self.corpus.withdrawn[*i].meta.lang,
         }
     }
@@ -219,7 +224,7 @@ impl<'a> Renderer<'a> {
             }
             Job::FacetIndex { facet } => facet.path.clone(),
             Job::FacetValue { value, page, .. } => paginated_path(&value.path, *page),
-            Job::NotFound => "/404.html".to_string(),
+            Job::NotFound { lang } => format!("{}404.html", self.config.language_prefix(lang)),
             Job::Search { lang } => format!("{}search/", self.config.language_prefix(lang)),
             Job::Withdrawn(i) => self.corpus.withdrawn[*i].meta.path.clone(),
             Job::Verify { lang } => verify_page_path(self.config, lang),
@@ -358,7 +363,7 @@ impl<'a> Renderer<'a> {
                 );
                 (facet.source.clone(), ctx)
             }
-            Job::NotFound => (
+            Job::NotFound { .. } => (
                 PathBuf::from("404.html"),
                 shared.context(lang, url_path, &[], hashing),
             ),
@@ -439,7 +444,7 @@ impl<'a> Renderer<'a> {
         let mode = if self.options.portable {
             // Opened from disk there is no server to show 404.html at other paths.
             LinkMode::Portable
-        } else if page.url_path == "/404.html" {
+        } else if page.url_path.ends_with("/404.html") {
             LinkMode::Absolute(&shared.base_path)
         } else {
             LinkMode::Relative

@@ -135,6 +135,12 @@ fn doc(
             .flatten()
             .map(|out| out.placeholder.path.clone())
     });
+    if let Some(page) = page {
+        doc.title_lang = page.title_lang.clone().unwrap_or_default();
+        if page.fallback && meta.description.is_none() {
+            doc.summary_lang = page.title_lang.clone().unwrap_or_default();
+        }
+    }
     let (Some(schema), Some(page)) = (&config.cases, page) else {
         return doc;
     };

@@ -60,6 +60,8 @@ pub(crate) struct PageView<'a> {
     pub(crate) case: Option<CaseView<'a>>,
     /// A case shown in a language its narrative was not translated into.
     pub(crate) fallback: bool,
+    /// The title's language when it is not the page's (untranslated): for `lang`.
+    pub(crate) title_lang: Option<&'a str>,
     pub(crate) source: String,
     pub(crate) photos: Vec<PhotoView>,
     /// True when a photograph is graphic: the theme then offers to show them all.
@@ -70,6 +72,8 @@ pub(crate) struct PageView<'a> {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ItemView<'a> {
     pub(crate) title: &'a str,
+    /// The title's language when it is not the page's (untranslated): for `lang`.
+    pub(crate) title_lang: Option<&'a str>,
     pub(crate) description: Option<&'a str>,
     pub(crate) path: &'a str,
     pub(crate) date: Option<String>,
@@ -251,6 +255,9 @@ pub(crate) struct ImageFile {
 pub(crate) struct PhotoView {
     pub(crate) alt: String,
     pub(crate) caption: Option<String>,
+    /// The language of the alt text and of the caption when not the page's (untranslated).
+    pub(crate) alt_lang: Option<String>,
+    pub(crate) caption_lang: Option<String>,
     /// `none`, `sensitive` or `graphic`.
     pub(crate) sensitivity: Sensitivity,
     /// The largest derivative.
@@ -328,6 +335,7 @@ impl<'a> ViewContext<'a> {
             translations: self.translations(meta),
             case,
             fallback: page.is_some_and(|p| p.fallback),
+            title_lang: page.and_then(|p| p.title_lang.as_deref()),
             source: meta.source.display().to_string(),
             photos: self.photos(meta),
             has_graphic: meta
@@ -346,6 +354,8 @@ impl<'a> ViewContext<'a> {
                 Some(PhotoView {
                     alt: spec.alt.clone(),
                     caption: spec.caption.clone(),
+                    alt_lang: spec.alt_lang.clone(),
+                    caption_lang: spec.caption_lang.clone(),
                     sensitivity: spec.sensitivity,
                     src: sizes.last()?.clone(),
                     srcset: sizes
@@ -425,6 +435,7 @@ impl<'a> ViewContext<'a> {
         });
         ItemView {
             title: &meta.title,
+            title_lang: page.and_then(|p| p.title_lang.as_deref()),
             description: meta.description.as_deref(),
             path: &meta.path,
             date: iso(&meta.date),

@@ -64,6 +64,10 @@ pub(crate) struct Doc {
     pub(crate) title: String,
     /// The snippet source shown under the title.
     pub(crate) summary: String,
+    /// The languages of the title and the summary when they are not the index's (an
+    /// untranslated case): the client marks them with `lang`.
+    pub(crate) title_lang: String,
+    pub(crate) summary_lang: String,
     /// Key fields on one line (`Branch 215 · 14 May 2012`).
     pub(crate) info: String,
     pub(crate) date: Option<NaiveDate>,
@@ -569,14 +573,22 @@ fn build_language(
             let records: Vec<_> = docs
                 .iter()
                 .map(|d| {
-                    (
+                    let (path, title, summary, info, thumb, synthetic) = (
                         d.path.trim_start_matches('/'),
                         d.title.as_str(),
                         summary(&d.summary),
                         d.info.as_str(),
                         d.thumb.as_deref().map_or("", |t| t.trim_start_matches('/')),
                         u8::from(d.synthetic),
-                    )
+                    );
+                    if d.title_lang.is_empty() && d.summary_lang.is_empty() {
+                        Record::Same((path, title, summary, info, thumb, synthetic))
+                    } else {
+                        let langs = (d.title_lang.as_str(), d.summary_lang.as_str());
+                        Record::Other((
+                            path, title, summary, info, thumb, synthetic, langs.0, langs.1,
+                        ))
+                    }
                 })
                 .collect();
             (format!("d{c}"), records.to_json())
@@ -625,6 +637,26 @@ fn build_language(
         meta_path,
         files: files.outputs,
     }
+}
+
+/// A document as the client reads it: path, title, summary, key fields, placeholder,
+/// synthetic; then, only when one is untranslated, the languages of the title and summary.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Record<'a> {
+    Same((&'a str, &'a str, String, &'a str, &'a str, u8)),
+    Other(
+        (
+            &'a str,
+            &'a str,
+            String,
+            &'a str,
+            &'a str,
+            u8,
+            &'a str,
+            &'a str,
+        ),
+    ),
 }
 
 /// The runs of sorted entries an index is cut into, one kind of file each.

@@ -126,7 +126,7 @@ async fn site_file(app: &App, uri: &Uri, request: &HeaderMap, head: bool) -> Res
                     let kind = content_type(&file.path);
                     body::send(StatusCode::OK, &kind, content, request, head).await
                 }
-                None => not_found(&snapshot.files, request, head).await,
+                None => not_found(&snapshot.files, uri.path(), request, head).await,
             }
         }
         Some(Lookup::Redirect) => {
@@ -140,7 +140,7 @@ async fn site_file(app: &App, uri: &Uri, request: &HeaderMap, head: bool) -> Res
             }
             r
         }
-        Some(Lookup::Missing) | None => not_found(&snapshot.files, request, head).await,
+        Some(Lookup::Missing) | None => not_found(&snapshot.files, uri.path(), request, head).await,
     }
 }
 
@@ -202,9 +202,17 @@ fn wants_page(found: &Option<Lookup>) -> bool {
     }
 }
 
-async fn not_found(files: &Files, request: &HeaderMap, head: bool) -> Response {
+/// The theme's 404 page: the one of the language folder the path is in (`/ar/…` gets
+/// `ar/404.html`), else the default language's.
+async fn not_found(files: &Files, path: &str, request: &HeaderMap, head: bool) -> Response {
     let status = StatusCode::NOT_FOUND;
-    match files.get("404.html").and_then(|f| match &f.data {
+    let folder = path.trim_start_matches('/').split('/').next().unwrap_or("");
+    let localized = format!("{folder}/404.html");
+    let page = (!folder.is_empty())
+        .then(|| files.get(localized.as_str()))
+        .flatten()
+        .or_else(|| files.get("404.html"));
+    match page.and_then(|f| match &f.data {
         Data::Bytes(b) => Some(inject_live_reload(b)),
         _ => None,
     }) {

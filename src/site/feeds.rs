@@ -9,7 +9,7 @@ use crate::html::{self, LinkMode, escape};
 use crate::markdown::Rendered;
 use crate::output::Output;
 
-/// Every HTML page except the 404 page, sorted by URL.
+/// Every HTML page except the 404 pages, sorted by URL.
 pub(super) fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) -> Option<Output> {
     let mut lastmod = std::collections::HashMap::new();
     for m in corpus.metas() {
@@ -26,7 +26,7 @@ pub(super) fn sitemap(config: &Config, corpus: &Corpus, url_paths: &[String]) ->
     let mut urls: Vec<&str> = url_paths
         .iter()
         .map(String::as_str)
-        .filter(|p| *p != "/404.html" && !tombstones.contains(p))
+        .filter(|p| !p.ends_with("/404.html") && !tombstones.contains(p))
         .collect();
     urls.sort();
     let mut xml = String::from(

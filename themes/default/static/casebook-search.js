@@ -541,7 +541,7 @@
       return Promise.all(need.map(function (c) { return self.file(c); })).then(function (chunks) {
         var items = shown.map(function (d) {
           var rec = chunks[need.indexOf(m.docs[Math.floor(d / m.chunk)])][d % m.chunk];
-          return { doc: d, path: rec[0], title: rec[1], summary: rec[2], info: rec[3], thumb: rec[4], synthetic: rec[5] === 1 };
+          return { doc: d, path: rec[0], title: rec[1], summary: rec[2], info: rec[3], thumb: rec[4], synthetic: rec[5] === 1, titleLang: rec[6] || "", summaryLang: rec[7] || "" };
         });
         return { terms: qt, prefix: prefixLast, total: hits.length, page: page, pages: pages, items: items, counts: counts, loaded: loaded };
       });
@@ -763,8 +763,9 @@
         marked(a, item.title, r);
         a.href = href(item.path);
         // An untranslated page's English title and snippet read left to right on the
-        // Arabic page: each string takes its own direction.
+        // Arabic page: each string takes its own direction, and says its language.
         a.dir = "auto";
+        if (item.titleLang) a.lang = item.titleLang;
         if (item.thumb) {
           var img = el("img", "thumb thumb-graphic");
           img.src = href(item.thumb);
@@ -780,6 +781,7 @@
         if (item.info) li.appendChild(marked(el("p", "meta"), item.info, r));
         var snippet = marked(el("p", "snippet"), item.summary, r);
         snippet.dir = "auto";
+        if (item.summaryLang) snippet.lang = item.summaryLang;
         li.appendChild(snippet);
         list.appendChild(li);
       });
