@@ -296,16 +296,7 @@ fn browser_every_page_passes_axe_in_light_and_dark() {
     for site in &sites {
         site.build().success();
         let base = serve(&site.public());
-        let mut pages: Vec<String> = walkdir::WalkDir::new(site.public())
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
-            .map(|e| {
-                let rel = e.path().strip_prefix(site.public()).unwrap();
-                rel.to_string_lossy().replace('\\', "/")
-            })
-            .collect();
-        pages.sort();
+        let pages = html_pages(site);
         for scheme in ["light", "dark"] {
             b.call(
                 "Emulation.setEmulatedMedia",
@@ -337,6 +328,180 @@ fn browser_every_page_passes_axe_in_light_and_dark() {
     assert!(
         failures.is_empty(),
         "{} violations:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Every HTML page of a built site, relative to its output folder, sorted.
+fn html_pages(site: &crate::support::SiteTest) -> Vec<String> {
+    let mut pages: Vec<String> = walkdir::WalkDir::new(site.public())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
+        .map(|e| {
+            let rel = e.path().strip_prefix(site.public()).unwrap();
+            rel.to_string_lossy().replace('\\', "/")
+        })
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// The policy docs/deploying.md recommends, with the other headers it lists.
+const RECOMMENDED_HEADERS: &str = "Content-Security-Policy: default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'\r\nReferrer-Policy: no-referrer\r\nX-Content-Type-Options: nosniff\r\n";
+
+/// Every page of the bundled site and the `i18n` and `charts` fixtures, served with the
+/// recommended Content-Security-Policy: no violation, on load nor when the visitor searches or
+/// opens every graphic photograph. Then with JavaScript off: no visible control that needs it
+/// (a button that is not a form's, a field outside a form, a link to `#`).
+#[test]
+fn browser_every_page_keeps_the_recommended_policy_and_shows_no_dead_control_without_javascript() {
+    let Some(mut b) = Browser::launch(
+        "browser_every_page_keeps_the_recommended_policy_and_shows_no_dead_control_without_javascript",
+    ) else {
+        return;
+    };
+    b.call(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": "window.violations = []; document.addEventListener('securitypolicyviolation', e => window.violations.push(`${e.violatedDirective} ${e.blockedURI || 'inline'} ${e.sourceFile}:${e.lineNumber}`));" }),
+    );
+    // After two frames, what the page has done on load is done.
+    const SETTLED: &str = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(window.violations))))";
+    let dead_controls = r##"[...document.querySelectorAll('button, select, input, textarea, [role=button], a[href="#"], a[href^="javascript:"]')]
+        .filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden' && e.type !== 'hidden')
+        .filter(e => e.matches('a') || !e.form || (e.matches('button') && e.type !== 'submit'))
+        .map(e => e.outerHTML.slice(0, 100))"##;
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let sites = [
+        bundled(),
+        crate::support::SiteTest::fixture("i18n"),
+        crate::support::SiteTest::fixture("charts"),
+    ];
+    for site in &sites {
+        site.build().success();
+        let (base, _) =
+            crate::support::browser::serve_with_headers(&site.public(), RECOMMENDED_HEADERS);
+        let pages = html_pages(site);
+        for page in &pages {
+            b.goto(&format!("{base}{page}"));
+            let mut found = b.eval(SETTLED);
+            if b.eval("document.querySelectorAll('details.reveal').length > 0") == true {
+                b.eval("document.querySelectorAll('details.reveal').forEach(d => d.open = true)");
+                found = b.eval(SETTLED);
+            }
+            checked += 1;
+            for v in found.as_array().unwrap() {
+                failures.push(format!("policy /{page}: {}", v.as_str().unwrap()));
+            }
+        }
+        if site.public().join("search/index.html").exists() {
+            b.goto(&format!("{base}search/?q=starvation"));
+            b.wait_for("document.getElementById('search-status').textContent");
+            for v in b.eval(SETTLED).as_array().unwrap() {
+                failures.push(format!(
+                    "policy /search/?q=starvation: {}",
+                    v.as_str().unwrap()
+                ));
+            }
+        }
+        b.call(
+            "Emulation.setScriptExecutionDisabled",
+            json!({ "value": true }),
+        );
+        for page in &pages {
+            b.goto(&format!("{base}{page}"));
+            for control in b.eval(dead_controls).as_array().unwrap() {
+                failures.push(format!("no script /{page}: {}", control.as_str().unwrap()));
+            }
+        }
+        b.call(
+            "Emulation.setScriptExecutionDisabled",
+            json!({ "value": false }),
+        );
+    }
+    assert!(checked > 150, "only {checked} pages checked");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A keyboard user tabs through a case page (English and Arabic), the search page with
+/// results and the verify page: at every stop the focus can be seen, the focused element's
+/// box looking different from the same box unfocused.
+#[test]
+fn browser_every_tab_stop_shows_where_the_focus_is() {
+    let Some(mut b) = Browser::launch("browser_every_tab_stop_shows_where_the_focus_is") else {
+        return;
+    };
+    let (_site, base) = bundled_served();
+    b.call(
+        "Emulation.setEmulatedMedia",
+        json!({"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}),
+    );
+    let mut failures = Vec::new();
+    let mut stops = 0;
+    for page in [
+        "cases/syn-0001/",
+        "ar/cases/syn-0001/",
+        "search/?q=starvation",
+        "verify/",
+    ] {
+        b.goto(&format!("{base}{page}"));
+        if page.starts_with("search") {
+            b.wait_for("document.querySelectorAll('#search-results h2 a').length > 0");
+        }
+        b.eval("window.scrollTo(0, 0); document.activeElement && document.activeElement.blur()");
+        let mut first: Option<String> = None;
+        for _ in 0..150 {
+            for kind in ["keyDown", "keyUp"] {
+                b.call(
+                    "Input.dispatchKeyEvent",
+                    json!({"type": kind, "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9}),
+                );
+            }
+            // The focused element, brought into view, and its box in page coordinates.
+            let stop = b.eval(
+                "(e => { if (!e || e === document.body) return null; e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); return [e.outerHTML.slice(0, 90), r.left + scrollX, r.top + scrollY, r.width, r.height]; })(document.activeElement)",
+            );
+            let Some(stop) = stop.as_array() else {
+                break;
+            };
+            let what = stop[0].as_str().unwrap().to_string();
+            if first.as_ref() == Some(&what) {
+                break;
+            }
+            first.get_or_insert(what.clone());
+            let n = |i: usize| stop[i].as_f64().unwrap();
+            let clip = json!({"x": (n(1) - 6.0).max(0.0), "y": (n(2) - 6.0).max(0.0), "width": n(3) + 12.0, "height": n(4) + 12.0, "scale": 1});
+            let shot = |b: &mut Browser| {
+                b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))");
+                b.call(
+                    "Page.captureScreenshot",
+                    json!({"format": "png", "clip": clip, "captureBeyondViewport": true}),
+                )["data"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            };
+            let focused = shot(&mut b);
+            b.eval("window.focusedStop = document.activeElement; document.activeElement.blur()");
+            let unfocused = shot(&mut b);
+            b.eval("window.focusedStop.focus()");
+            stops += 1;
+            if focused == unfocused {
+                failures.push(format!("/{page}: no visible focus on {what}"));
+            }
+        }
+    }
+    assert!(stops > 40, "only {stops} tab stops");
+    assert!(
+        failures.is_empty(),
+        "{} stops without a visible focus:\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -253,6 +253,12 @@ pub fn serve(dir: &Path) -> String {
 pub type Served = std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>>;
 
 pub fn serve_logged(dir: &Path) -> (String, Served) {
+    serve_with_headers(dir, "")
+}
+
+/// `serve_logged`, sending `headers` (`Name: value` lines, each ending in `\r\n`) with
+/// every response.
+pub fn serve_with_headers(dir: &Path, headers: &'static str) -> (String, Served) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/", listener.local_addr().unwrap());
     let dir = dir.to_path_buf();
@@ -262,13 +268,13 @@ pub fn serve_logged(dir: &Path) -> (String, Served) {
         for stream in listener.incoming().flatten() {
             let dir = dir.clone();
             let log = log.clone();
-            std::thread::spawn(move || respond(stream, &dir, &log));
+            std::thread::spawn(move || respond(stream, &dir, &log, headers));
         }
     });
     (base, served)
 }
 
-fn respond(mut stream: TcpStream, dir: &Path, log: &Served) {
+fn respond(mut stream: TcpStream, dir: &Path, log: &Served, headers: &str) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut request = String::new();
     if reader.read_line(&mut request).is_err() {
@@ -303,10 +309,11 @@ fn respond(mut stream: TcpStream, dir: &Path, log: &Served) {
         Some("css") => "text/css; charset=utf-8",
         Some("jpg") => "image/jpeg",
         Some("json") => "application/json",
+        Some("svg") => "image/svg+xml",
         _ => "application/octet-stream",
     };
     let head = format!(
-        "HTTP/1.0 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "HTTP/1.0 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n{headers}Connection: close\r\n\r\n",
         body.len()
     );
     let _ = stream.write_all(head.as_bytes());
