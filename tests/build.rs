@@ -638,7 +638,11 @@ fn a_one_case_edit_rewrites_only_the_proofs_that_share_its_merkle_chunks() {
     );
     // The pages, whole-site files and search files the edit touches (a new word moves the
     // cut between two term shards, each with its positions file), and the proofs.
-    assert!(changed < 17 + rewritten, "{rewritten} proofs: {}", edited.stdout);
+    assert!(
+        changed < 17 + rewritten,
+        "{rewritten} proofs: {}",
+        edited.stdout
+    );
     // The untouched proofs still lead to the new root: the whole folder verifies.
     site.run(&["verify", &site.public().to_string_lossy()])
         .success();

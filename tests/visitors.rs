@@ -168,9 +168,9 @@ fn browser_the_verify_form_stays_hidden_in_a_portable_copy() {
     );
 }
 
-/// Printed, a case is a record sheet: the graphic photographs the reader opened print, the
-/// others are counted in one line, and the synthetic badge does not rely on a background
-/// printers drop.
+/// Printed, a case is a record sheet: the graphic photographs the reader opened print (whole,
+/// without the switch), the others are counted in one line, and the synthetic badge does not
+/// rely on a background printers drop.
 #[test]
 fn browser_a_printed_case_keeps_opened_photos_counts_the_rest_and_marks_synthetic() {
     let Some(mut b) = Browser::launch(
@@ -198,6 +198,21 @@ fn browser_a_printed_case_keeps_opened_photos_counts_the_rest_and_marks_syntheti
     if graphic == 1 {
         assert_eq!(b.eval(line), "none");
     }
+    // Without its switch, and whole on one page rather than split across two.
+    let opened = "(d => [getComputedStyle(d.querySelector('.reveal-label')).display, getComputedStyle(d.closest('.photo')).breakInside])(document.querySelector('.photo-graphic details'))";
+    assert_eq!(b.eval(opened), json!(["none", "avoid"]));
+    // On screen, the open switch offers to hide the photograph again.
+    b.call("Emulation.setEmulatedMedia", json!({"media": "screen"}));
+    assert_eq!(
+        b.eval("document.querySelector('.photo-graphic details summary').innerText.trim()"),
+        "Hide image"
+    );
+    b.eval("document.querySelector('.photo-graphic details').open = false");
+    assert_eq!(
+        b.eval("document.querySelector('.photo-graphic details summary').innerText.trim()"),
+        "Show image"
+    );
+    b.call("Emulation.setEmulatedMedia", json!({"media": "print"}));
     let badge = b.eval(
         "(s => [s.color, s.backgroundColor, parseFloat(s.borderTopWidth)])(getComputedStyle(document.querySelector('.badge-synthetic')))",
     );
