@@ -437,6 +437,11 @@ fn untranslated_text_in_a_translated_edition_says_its_language() {
             "content/cases/c-2/index.md",
             "branch = \"227\"",
             &format!("branch = \"227\"\n{}", photo("p.jpg")),
+        )
+        .edit(
+            "content/cases/c-2/index.md",
+            "title = \"Case two\"",
+            "title = \"Case two\"\ndescription = \"English description two.\"",
         );
     site.build().success();
 
@@ -445,6 +450,10 @@ fn untranslated_text_in_a_translated_edition_says_its_language() {
     assert_eq!(texts(&untranslated, "title"), ["Case two"]);
     assert_eq!(texts(&untranslated, "h1 [lang=en]"), ["Case two"]);
     assert_eq!(attrs(&untranslated, ".case-narrative", "lang"), ["en"]);
+    assert_eq!(
+        attrs(&untranslated, "meta[name=description]", "lang"),
+        ["en"]
+    );
     assert_eq!(attrs(&untranslated, "img.photo-image", "lang"), ["en"]);
     assert_eq!(
         texts(&untranslated, "figcaption [lang=en]"),
@@ -453,6 +462,7 @@ fn untranslated_text_in_a_translated_edition_says_its_language() {
 
     let translated = site.html("ar/cases/c-1/index.html");
     assert!(attrs(&translated, "title", "lang").is_empty());
+    assert!(attrs(&translated, "meta[name=description]", "lang").is_empty());
     assert!(texts(&translated, "h1 [lang]").is_empty());
     assert_eq!(
         attrs(&translated, "img.photo-image", "alt"),

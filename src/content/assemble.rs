@@ -125,6 +125,7 @@ pub(super) fn assemble(
             case: p.case,
             fallback: false,
             title_lang: None,
+            description_lang: None,
         });
     }
 
@@ -257,6 +258,11 @@ pub(super) fn add_case_translations(
             let fallback = translation.is_none();
             let original_lang = Some(original.meta.lang.clone());
             let mut title_lang = original_lang.clone();
+            let mut description_lang = original
+                .meta
+                .description
+                .as_ref()
+                .and(original_lang.clone());
             // Until a translation says otherwise, every text is the original's.
             for photo in &mut meta.photos {
                 photo.alt_lang = original_lang.clone();
@@ -271,6 +277,9 @@ pub(super) fn add_case_translations(
                 if !t.meta.title.is_empty() {
                     meta.title = t.meta.title;
                     title_lang = None;
+                }
+                if t.meta.description.is_some() {
+                    description_lang = None;
                 }
                 meta.description = t.meta.description.or(meta.description);
                 meta.body = t.meta.body;
@@ -296,6 +305,7 @@ pub(super) fn add_case_translations(
                 case,
                 fallback,
                 title_lang,
+                description_lang,
             });
         }
     }

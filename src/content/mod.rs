@@ -83,6 +83,8 @@ pub(crate) struct Page {
     /// The language of the title when it is not the page's (a case shown untranslated, or a
     /// translation without a title of its own).
     pub(crate) title_lang: Option<String>,
+    /// The same for the description (a translation without one shows the original's).
+    pub(crate) description_lang: Option<String>,
 }
 
 /// A file copied as it is (bundle attachments such as PDFs).

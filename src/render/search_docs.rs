@@ -137,9 +137,14 @@ fn doc(
     });
     if let Some(page) = page {
         doc.title_lang = page.title_lang.clone().unwrap_or_default();
-        if page.fallback && meta.description.is_none() {
-            doc.summary_lang = page.title_lang.clone().unwrap_or_default();
-        }
+        // The summary is the description, or the start of the text.
+        doc.summary_lang = if meta.description.is_some() {
+            page.description_lang.clone().unwrap_or_default()
+        } else if page.fallback {
+            page.title_lang.clone().unwrap_or_default()
+        } else {
+            String::new()
+        };
     }
     let (Some(schema), Some(page)) = (&config.cases, page) else {
         return doc;

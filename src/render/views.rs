@@ -62,6 +62,8 @@ pub(crate) struct PageView<'a> {
     pub(crate) fallback: bool,
     /// The title's language when it is not the page's (untranslated): for `lang`.
     pub(crate) title_lang: Option<&'a str>,
+    /// The same for the description.
+    pub(crate) description_lang: Option<&'a str>,
     pub(crate) source: String,
     pub(crate) photos: Vec<PhotoView>,
     /// True when a photograph is graphic: the theme then offers to show them all.
@@ -75,6 +77,8 @@ pub(crate) struct ItemView<'a> {
     /// The title's language when it is not the page's (untranslated): for `lang`.
     pub(crate) title_lang: Option<&'a str>,
     pub(crate) description: Option<&'a str>,
+    /// The same for the description, and for the summary of an untranslated page.
+    pub(crate) description_lang: Option<&'a str>,
     pub(crate) path: &'a str,
     pub(crate) date: Option<String>,
     pub(crate) date_display: Option<String>,
@@ -336,6 +340,7 @@ impl<'a> ViewContext<'a> {
             case,
             fallback: page.is_some_and(|p| p.fallback),
             title_lang: page.and_then(|p| p.title_lang.as_deref()),
+            description_lang: page.and_then(|p| p.description_lang.as_deref()),
             source: meta.source.display().to_string(),
             photos: self.photos(meta),
             has_graphic: meta
@@ -437,6 +442,13 @@ impl<'a> ViewContext<'a> {
             title: &meta.title,
             title_lang: page.and_then(|p| p.title_lang.as_deref()),
             description: meta.description.as_deref(),
+            description_lang: page.and_then(|p| {
+                if meta.description.is_some() {
+                    p.description_lang.as_deref()
+                } else {
+                    p.fallback.then_some(p.title_lang.as_deref()).flatten()
+                }
+            }),
             path: &meta.path,
             date: iso(&meta.date),
             date_display: meta.date.as_ref().map(|d| format_date(d, &meta.lang)),
