@@ -6,7 +6,7 @@ use crate::support::{SiteTest, repo_root};
 
 /// A docs page as a content file: its first `# ` heading becomes the title, links to other
 /// pages (`search.md#settings-search`) become checked `@/` links, and links that leave
-/// `docs/` point at the repository.
+/// `docs/` (or go to its screenshots) point at the repository.
 fn as_content(text: &str) -> String {
     let (title, body) = match text.strip_prefix("# ") {
         Some(rest) => rest.split_once('\n').unwrap_or((rest, "")),
@@ -27,6 +27,9 @@ fn as_content(text: &str) -> String {
         };
         if let Some(outside) = target.strip_prefix("../") {
             out.push_str(&format!("https://example.org/casebook/{outside}"));
+        } else if target.starts_with("screenshots/") {
+            // Images kept beside the docs, not published with them.
+            out.push_str(&format!("https://example.org/casebook/docs/{target}"));
         } else if path.ends_with(".md") && !path.contains('/') {
             let file = if path == "README.md" {
                 "_index.md"
@@ -104,4 +107,24 @@ fn a_broken_anchor_in_the_documentation_would_fail() {
     site.run(&["check"])
         .failure(1)
         .stderr_has("/other/ has no element with id `no-such-heading`");
+}
+
+#[test]
+fn every_screenshot_the_docs_link_to_is_committed() {
+    let docs = repo_root().join("docs");
+    let mut linked = 0;
+    for entry in std::fs::read_dir(&docs).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (i, _) in text.match_indices("](screenshots/") {
+            let target = &text[i + 2..];
+            let target = &target[..target.find(')').unwrap()];
+            assert!(docs.join(target).is_file(), "{}: {target}", path.display());
+            linked += 1;
+        }
+    }
+    assert!(linked >= 5, "{linked} screenshots linked");
 }
