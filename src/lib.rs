@@ -25,6 +25,7 @@ mod integrity;
 mod locale;
 mod markdown;
 mod output;
+mod package;
 mod paths;
 mod public_key;
 mod render;
@@ -45,6 +46,7 @@ pub use html::percent_decode;
 pub use images::{Progress, Shard};
 pub use import::{FieldChange, ImportOptions, ImportReport, import, template};
 pub use init::init;
+pub use package::Packed;
 pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
 pub use site::{BuildOptions, Notice, Notices, Signing};
 use timing::Stopwatch;
@@ -178,6 +180,11 @@ fn run(
     // done aside, so the command line exits without waiting for it.
     std::thread::spawn(move || drop(session));
     Ok(report)
+}
+
+/// Packs the built site in `site` into a new BagIt 1.0 bag at `bag`, after verifying it.
+pub fn package_bag(site: &std::path::Path, bag: &std::path::Path) -> Result<Packed> {
+    package::bag(site, bag)
 }
 
 /// Checks a built, downloaded or mirrored copy of a site: its signature (with a public

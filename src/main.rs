@@ -137,6 +137,15 @@ enum Command {
         /// The folder to create the site in.
         dir: PathBuf,
     },
+    /// Pack a built site for deposit: a BagIt 1.0 bag (the site under data/), checked first.
+    Package {
+        /// The built site (holding manifest.json).
+        #[arg(default_value = "public", value_name = "DIR")]
+        site: PathBuf,
+        /// Write the bag into this new folder.
+        #[arg(long, value_name = "DIR")]
+        bag: PathBuf,
+    },
 }
 
 #[derive(Args)]
@@ -478,6 +487,7 @@ fn main() -> ExitCode {
     let show_timings = match &cli.command {
         Command::Build { site, .. } | Command::Check { site } => site.timings,
         Command::Init { .. }
+        | Command::Package { .. }
         | Command::Import { .. }
         | Command::Verify { .. }
         | Command::Serve { .. }
@@ -618,6 +628,17 @@ fn main() -> ExitCode {
             dry_run,
         })
         .map(|report| report.to_string()),
+        Command::Package { site, bag } => casebook::package_bag(&site, &bag).map(|p| {
+            format!(
+                "bag {}: {} ({} bytes) under data/, Merkle root {}{}; validate it with bagit.py --validate, or `casebook verify {}`",
+                bag.display(),
+                count(p.files, "file", "files"),
+                p.bytes,
+                p.merkle_root,
+                if p.signed { ", signed" } else { ", unsigned" },
+                bag.join("data").display()
+            )
+        }),
         Command::Init { dir } => casebook::init(&dir).map(|files| {
             format!(
                 "created a site in {} ({}); build it with: casebook build --root {}",

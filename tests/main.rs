@@ -19,6 +19,7 @@ mod import;
 mod import_bounded;
 mod layers;
 mod links;
+mod package;
 mod search;
 mod serve;
 mod serve_files;

@@ -11,7 +11,7 @@ use crate::support::{Run, SiteTest, tree};
 
 const CASE: &str = "content/cases/c-001/index.md";
 
-fn casebook(args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(crate) fn casebook(args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_casebook"));
     cmd.args(args)
         .env_remove("CASEBOOK_KEY_PASSWORD")
@@ -28,7 +28,7 @@ fn casebook(args: &[&str], env: &[(&str, &str)]) -> Run {
 }
 
 /// A key pair outside the site: (folder, secret key file, public key line).
-fn keys(password: Option<&str>) -> (tempfile::TempDir, PathBuf, String) {
+pub(crate) fn keys(password: Option<&str>) -> (tempfile::TempDir, PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
     let keys = dir.path().join("keys");
     let keys_arg = keys.to_str().unwrap();
@@ -48,7 +48,7 @@ fn keys(password: Option<&str>) -> (tempfile::TempDir, PathBuf, String) {
 }
 
 /// The minimal fixture with two photographs on c-001 and the site's public key.
-fn signed_site(public_key: &str) -> SiteTest {
+pub(crate) fn signed_site(public_key: &str) -> SiteTest {
     let site = SiteTest::fixture("minimal")
         .copy_in("photos-real/cameras/Canon_40D.jpg", "content/cases/c-001/p1.jpg")
         .copy_in("photos-real/cameras/Nikon_D70.jpg", "content/cases/c-001/p2.jpg")
@@ -63,7 +63,7 @@ fn signed_site(public_key: &str) -> SiteTest {
     )
 }
 
-fn sign(site: &SiteTest, key: &Path, extra: &[&str]) -> Run {
+pub(crate) fn sign(site: &SiteTest, key: &Path, extra: &[&str]) -> Run {
     let mut args = vec![
         "build",
         "--root",

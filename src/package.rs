@@ -1,0 +1,193 @@
+//! `casebook package`: a built site made into a BagIt 1.0 bag (RFC 8493), the packaging
+//! that archives validate on intake. The site goes under `data/` as it is, so `casebook
+//! verify` still passes there; the bag's own manifests give every file's SHA-256, and
+//! `bag-info.txt` carries what ties the bag to the release: its Merkle root, label, public
+//! key and signature file.
+//!
+//! The copy is checked before it is packed (`verify`, with the copy's own key when it has
+//! one), and each file is streamed into the bag, hashed as it is copied: a bag of any size
+//! holds one buffer of memory per file at a time.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::error::{Diagnostic, Error, Result};
+use crate::public_key::PublicKey;
+use crate::signing::{PUBLIC_KEY_FILE, SIGNATURE_FILE};
+use crate::verify::{self, VerifyOptions};
+
+/// What a bag holds.
+#[derive(Debug)]
+pub struct Packed {
+    /// Payload files, under `data/`.
+    pub files: usize,
+    /// Their total size.
+    pub bytes: u64,
+    /// The Merkle root the files lead to.
+    pub merkle_root: String,
+    /// Whether the copy was signed (and its signature checked with its own key).
+    pub signed: bool,
+}
+
+/// Packs the built site in `site` into a new bag at `bag` (which must not exist yet, or be
+/// an empty folder).
+pub(crate) fn bag(site: &Path, bag: &Path) -> Result<Packed> {
+    refuse_existing(bag)?;
+    let key_file = site.join(PUBLIC_KEY_FILE);
+    let public_key = if site.join(SIGNATURE_FILE).is_file() && key_file.is_file() {
+        Some(PublicKey::read(&key_file)?)
+    } else {
+        None
+    };
+    let verified = verify::verify(&VerifyOptions {
+        target: site.to_string_lossy().into_owned(),
+        public_key: public_key.clone(),
+        case: None,
+    })?;
+
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(site)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            e.path()
+                .strip_prefix(site)
+                .unwrap_or(e.path())
+                .to_path_buf()
+        })
+        .collect();
+    files.sort();
+
+    let data = bag.join("data");
+    let mut manifest = String::new();
+    let mut bytes = 0u64;
+    let mut buffer = vec![0u8; 256 * 1024];
+    for rel in &files {
+        let from = site.join(rel);
+        let to = data.join(rel);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        let (hash, size) = copy_hashed(&from, &to, &mut buffer)?;
+        bytes += size;
+        manifest.push_str(&format!("{hash}  data/{}\n", bag_path(rel)));
+    }
+
+    let mut info = vec![
+        format!("Bag-Software-Agent: casebook {}", env!("CARGO_PKG_VERSION")),
+        format!("Payload-Oxum: {bytes}.{}", files.len()),
+        "External-Description: A static archive site built by casebook. Open data/index.html, or serve data/ with any web server; `casebook verify data` checks every file against the Merkle root below.".to_string(),
+        format!("Casebook-Merkle-Root: {}", verified.merkle_root),
+    ];
+    if let Some(release) = &verified.release {
+        if let Some(label) = &release.label {
+            info.push(format!("Casebook-Release-Label: {}", one_line(label)));
+        }
+        info.push(format!(
+            "Casebook-Base-URL: {}",
+            one_line(&release.base_url)
+        ));
+    }
+    if let Some(key) = &public_key {
+        info.push(format!("Casebook-Public-Key: {}", key.to_base64()));
+        info.push(format!("Casebook-Signature-File: data/{SIGNATURE_FILE}"));
+    }
+    let mut tags = Vec::new();
+    for (name, text) in [
+        (
+            "bagit.txt",
+            "BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n".to_string(),
+        ),
+        ("bag-info.txt", info.join("\n") + "\n"),
+        ("manifest-sha256.txt", manifest),
+    ] {
+        write_file(&bag.join(name), text.as_bytes())?;
+        tags.push(format!(
+            "{}  {name}\n",
+            crate::hashing::hex(&Sha256::digest(&text))
+        ));
+    }
+    write_file(
+        &bag.join("tagmanifest-sha256.txt"),
+        tags.concat().as_bytes(),
+    )?;
+    Ok(Packed {
+        files: files.len(),
+        bytes,
+        merkle_root: verified.merkle_root,
+        signed: public_key.is_some(),
+    })
+}
+
+fn refuse_existing(bag: &Path) -> Result<()> {
+    let occupied = match std::fs::read_dir(bag) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(_) => true,
+    };
+    if occupied {
+        return Err(Error::Diagnostics(vec![
+            Diagnostic::new(bag, "the bag's folder already exists and is not empty")
+                .hint("name a new folder: a bag is written once, whole"),
+        ]));
+    }
+    Ok(())
+}
+
+/// Copies `from` to `to` a buffer at a time; returns the SHA-256 (hex) and size.
+fn copy_hashed(from: &Path, to: &Path, buffer: &mut [u8]) -> Result<(String, u64)> {
+    let mut input = std::fs::File::open(from).map_err(|e| Error::io(from, e))?;
+    let mut output = std::fs::File::create(to).map_err(|e| Error::io(to, e))?;
+    let mut hasher = Sha256::new();
+    let mut size = 0u64;
+    loop {
+        let n = input.read(buffer).map_err(|e| Error::io(from, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        output
+            .write_all(&buffer[..n])
+            .map_err(|e| Error::io(to, e))?;
+        size += n as u64;
+    }
+    output.sync_all().map_err(|e| Error::io(to, e))?;
+    Ok((crate::hashing::hex(&hasher.finalize()), size))
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+}
+
+/// A payload path as manifests write it: `/`-separated, with CR, LF and `%` percent-encoded
+/// (RFC 8493, 2.1.3).
+fn bag_path(rel: &Path) -> String {
+    let joined = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    joined
+        .replace('%', "%25")
+        .replace('\n', "%0A")
+        .replace('\r', "%0D")
+}
+
+/// A value for `bag-info.txt`, which holds one `Label: value` per line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_paths_escape_what_would_break_a_line() {
+        assert_eq!(bag_path(Path::new("a/b c.html")), "a/b c.html");
+        assert_eq!(bag_path(Path::new("100%\nx")), "100%25%0Ax");
+    }
+}
