@@ -6,11 +6,12 @@
 //!
 //! The copy is checked before it is packed (`verify`, with the copy's own key when it has
 //! one), and each file is streamed into the bag, hashed as it is copied: a bag of any size
-//! holds one buffer of memory per file at a time.
+//! holds one 64 KB buffer per thread.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Diagnostic, Error, Result};
@@ -61,17 +62,25 @@ pub(crate) fn bag(site: &Path, bag: &Path) -> Result<Packed> {
         .collect();
     files.sort();
 
-    let data = bag.join("data");
+    // Written beside the bag and renamed into place when whole, so that a packing stopped
+    // half-way leaves no folder that looks like a bag.
+    let partial = partial_path(bag);
+    let _ = std::fs::remove_dir_all(&partial);
+    let data = partial.join("data");
+    std::fs::create_dir_all(&data).map_err(|e| Error::io(&data, e))?;
+    let dirs: std::collections::BTreeSet<&Path> =
+        files.iter().filter_map(|rel| rel.parent()).collect();
+    for dir in dirs {
+        let dir = data.join(dir);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    }
+    let copied: Vec<(String, u64)> = files
+        .par_iter()
+        .map(|rel| copy_hashed(&site.join(rel), &data.join(rel)))
+        .collect::<Result<_>>()?;
     let mut manifest = String::new();
     let mut bytes = 0u64;
-    let mut buffer = vec![0u8; 256 * 1024];
-    for rel in &files {
-        let from = site.join(rel);
-        let to = data.join(rel);
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-        }
-        let (hash, size) = copy_hashed(&from, &to, &mut buffer)?;
+    for (rel, (hash, size)) in files.iter().zip(&copied) {
         bytes += size;
         manifest.push_str(&format!("{hash}  data/{}\n", bag_path(rel)));
     }
@@ -104,16 +113,19 @@ pub(crate) fn bag(site: &Path, bag: &Path) -> Result<Packed> {
         ("bag-info.txt", info.join("\n") + "\n"),
         ("manifest-sha256.txt", manifest),
     ] {
-        write_file(&bag.join(name), text.as_bytes())?;
+        write_file(&partial.join(name), text.as_bytes())?;
         tags.push(format!(
             "{}  {name}\n",
             crate::hashing::hex(&Sha256::digest(&text))
         ));
     }
     write_file(
-        &bag.join("tagmanifest-sha256.txt"),
+        &partial.join("tagmanifest-sha256.txt"),
         tags.concat().as_bytes(),
     )?;
+    // An empty folder named by the user may stand where the bag goes.
+    let _ = std::fs::remove_dir(bag);
+    std::fs::rename(&partial, bag).map_err(|e| Error::io(bag, e))?;
     Ok(Packed {
         files: files.len(),
         bytes,
@@ -137,14 +149,22 @@ fn refuse_existing(bag: &Path) -> Result<()> {
     Ok(())
 }
 
+/// `OUT.partial`, beside the bag.
+fn partial_path(bag: &Path) -> PathBuf {
+    let mut name = bag.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    bag.with_file_name(name)
+}
+
 /// Copies `from` to `to` a buffer at a time; returns the SHA-256 (hex) and size.
-fn copy_hashed(from: &Path, to: &Path, buffer: &mut [u8]) -> Result<(String, u64)> {
+fn copy_hashed(from: &Path, to: &Path) -> Result<(String, u64)> {
     let mut input = std::fs::File::open(from).map_err(|e| Error::io(from, e))?;
     let mut output = std::fs::File::create(to).map_err(|e| Error::io(to, e))?;
     let mut hasher = Sha256::new();
     let mut size = 0u64;
+    let mut buffer = [0u8; 64 * 1024];
     loop {
-        let n = input.read(buffer).map_err(|e| Error::io(from, e))?;
+        let n = input.read(&mut buffer).map_err(|e| Error::io(from, e))?;
         if n == 0 {
             break;
         }
@@ -154,7 +174,6 @@ fn copy_hashed(from: &Path, to: &Path, buffer: &mut [u8]) -> Result<(String, u64
             .map_err(|e| Error::io(to, e))?;
         size += n as u64;
     }
-    output.sync_all().map_err(|e| Error::io(to, e))?;
     Ok((crate::hashing::hex(&hasher.finalize()), size))
 }
 
