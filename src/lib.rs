@@ -187,6 +187,11 @@ pub fn package_bag(site: &std::path::Path, bag: &std::path::Path) -> Result<Pack
     package::bag(site, bag)
 }
 
+/// Packs a `--portable` build in `site` into one zip file at `out`, after verifying it.
+pub fn package_zip(site: &std::path::Path, out: &std::path::Path) -> Result<Packed> {
+    package::zip(site, out)
+}
+
 /// Checks a built, downloaded or mirrored copy of a site: its signature (with a public
 /// key), its Merkle root and its files, or one case through its proof.
 pub fn verify(options: &VerifyOptions) -> Result<Verified> {

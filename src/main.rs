@@ -2,7 +2,7 @@
 //! maps it to an exit code (0 success, 1 content or build errors, 2 usage errors).
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -137,14 +137,18 @@ enum Command {
         /// The folder to create the site in.
         dir: PathBuf,
     },
-    /// Pack a built site for deposit: a BagIt 1.0 bag (the site under data/), checked first.
+    /// Pack a built site, checked first: a BagIt 1.0 bag for deposit (the site under
+    /// data/), or one zip file of a --portable build, the offline copy.
     Package {
         /// The built site (holding manifest.json).
         #[arg(default_value = "public", value_name = "DIR")]
         site: PathBuf,
-        /// Write the bag into this new folder.
-        #[arg(long, value_name = "DIR")]
-        bag: PathBuf,
+        /// Write a BagIt bag into this new folder.
+        #[arg(long, value_name = "DIR", required_unless_present = "zip")]
+        bag: Option<PathBuf>,
+        /// Write the site (a --portable build) into this new zip file.
+        #[arg(long, value_name = "FILE.zip")]
+        zip: Option<PathBuf>,
     },
 }
 
@@ -351,6 +355,35 @@ fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
 }
 
 /// `casebook verify`.
+fn package(site: &Path, bag: Option<PathBuf>, zip: Option<PathBuf>) -> Result<String, Error> {
+    let signed = |p: &casebook::Packed| if p.signed { "signed" } else { "unsigned" };
+    let mut lines = Vec::new();
+    if let Some(bag) = bag {
+        let p = casebook::package_bag(site, &bag)?;
+        lines.push(format!(
+            "bag {}: {} ({} bytes) under data/, Merkle root {}, {}; check it with bagit.py --validate, or casebook verify {}",
+            bag.display(),
+            count(p.files, "file", "files"),
+            p.bytes,
+            p.merkle_root,
+            signed(&p),
+            bag.join("data").display()
+        ));
+    }
+    if let Some(zip) = zip {
+        let p = casebook::package_zip(site, &zip)?;
+        lines.push(format!(
+            "zip {}: {} ({} bytes), Merkle root {}, {}; unzipped, open index.html from disk",
+            zip.display(),
+            count(p.files, "file", "files"),
+            p.bytes,
+            p.merkle_root,
+            signed(&p)
+        ));
+    }
+    Ok(lines.join("\n"))
+}
+
 fn verify(
     target: String,
     pubkey: Option<String>,
@@ -628,17 +661,7 @@ fn main() -> ExitCode {
             dry_run,
         })
         .map(|report| report.to_string()),
-        Command::Package { site, bag } => casebook::package_bag(&site, &bag).map(|p| {
-            format!(
-                "bag {}: {} ({} bytes) under data/, Merkle root {}{}; validate it with bagit.py --validate, or `casebook verify {}`",
-                bag.display(),
-                count(p.files, "file", "files"),
-                p.bytes,
-                p.merkle_root,
-                if p.signed { ", signed" } else { ", unsigned" },
-                bag.join("data").display()
-            )
-        }),
+        Command::Package { site, bag, zip } => package(&site, bag, zip),
         Command::Init { dir } => casebook::init(&dir).map(|files| {
             format!(
                 "created a site in {} ({}); build it with: casebook build --root {}",

@@ -1,5 +1,6 @@
 //! `casebook package`: a built site made into a BagIt 1.0 bag (RFC 8493), the packaging
-//! that archives validate on intake. The site goes under `data/` as it is, so `casebook
+//! that archives validate on intake, or into one zip file of a `--portable` build, the
+//! offline copy. The site goes under `data/` as it is, so `casebook
 //! verify` still passes there; the bag's own manifests give every file's SHA-256, and
 //! `bag-info.txt` carries what ties the bag to the release: its Merkle root, label, public
 //! key and signature file.
@@ -36,31 +37,8 @@ pub struct Packed {
 /// an empty folder).
 pub(crate) fn bag(site: &Path, bag: &Path) -> Result<Packed> {
     refuse_existing(bag)?;
-    let key_file = site.join(PUBLIC_KEY_FILE);
-    let public_key = if site.join(SIGNATURE_FILE).is_file() && key_file.is_file() {
-        Some(PublicKey::read(&key_file)?)
-    } else {
-        None
-    };
-    let verified = verify::verify(&VerifyOptions {
-        target: site.to_string_lossy().into_owned(),
-        public_key: public_key.clone(),
-        case: None,
-    })?;
-
-    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(site)
-        .follow_links(false)
-        .into_iter()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            e.path()
-                .strip_prefix(site)
-                .unwrap_or(e.path())
-                .to_path_buf()
-        })
-        .collect();
-    files.sort();
+    let (verified, public_key) = check(site)?;
+    let files = payload(site);
 
     // Written beside the bag and renamed into place when whole, so that a packing stopped
     // half-way leaves no folder that looks like a bag.
@@ -132,6 +110,118 @@ pub(crate) fn bag(site: &Path, bag: &Path) -> Result<Packed> {
         merkle_root: verified.merkle_root,
         signed: public_key.is_some(),
     })
+}
+
+/// Packs the built site in `site`, which must be a `--portable` build, into one zip file at
+/// `out`: the offline copy to hand on or put on a stick, opened from disk once unzipped.
+/// Its files sit in one folder named like the zip; the signature and key travel with them.
+pub(crate) fn zip(site: &Path, out: &Path) -> Result<Packed> {
+    if out.exists() {
+        return Err(Error::Diagnostics(vec![
+            Diagnostic::new(out, "the zip file already exists")
+                .hint("name a new file: a package is written once, whole"),
+        ]));
+    }
+    if !looks_portable(site)? {
+        return Err(Error::Diagnostics(vec![
+            Diagnostic::new(
+                site.join("index.html"),
+                "this build is not portable: its links name folders, which open from disk as file listings or not at all",
+            )
+            .hint("build it with `casebook build --portable` (into its own folder with --output), then package that"),
+        ]));
+    }
+    let (verified, public_key) = check(site)?;
+    let files = payload(site);
+    let folder = out
+        .file_stem()
+        .map_or_else(|| "archive".into(), |s| s.to_string_lossy().into_owned());
+    let partial = partial_path(out);
+    let file = std::fs::File::create(&partial).map_err(|e| Error::io(&partial, e))?;
+    let mut writer = zip::ZipWriter::new(std::io::BufWriter::new(file));
+    // Fixed times and modes, in path order: the same build zips into the same bytes.
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o644);
+    let zip_error = |e: zip::result::ZipError| Error::io(&partial, std::io::Error::other(e));
+    let mut bytes = 0u64;
+    for rel in &files {
+        let name = format!("{folder}/{}", bag_path(rel));
+        writer.start_file(name, options).map_err(zip_error)?;
+        let from = site.join(rel);
+        let mut input = std::fs::File::open(&from).map_err(|e| Error::io(&from, e))?;
+        bytes += std::io::copy(&mut input, &mut writer).map_err(|e| Error::io(&from, e))?;
+    }
+    writer
+        .finish()
+        .map_err(zip_error)?
+        .into_inner()
+        .map_err(|e| Error::io(&partial, e.into_error()))?
+        .sync_all()
+        .map_err(|e| Error::io(&partial, e))?;
+    std::fs::rename(&partial, out).map_err(|e| Error::io(out, e))?;
+    Ok(Packed {
+        files: files.len(),
+        bytes,
+        merkle_root: verified.merkle_root,
+        signed: public_key.is_some(),
+    })
+}
+
+/// Whether the home page's links to the site's own pages name files (`about/index.html`),
+/// as a `--portable` build's do, rather than folders (`about/`).
+fn looks_portable(site: &Path) -> Result<bool> {
+    let home = site.join("index.html");
+    let html = std::fs::read_to_string(&home).map_err(|e| Error::io(&home, e))?;
+    let own_folders = html
+        .split("href=")
+        .skip(1)
+        .map(|rest| {
+            let rest = rest.trim_start_matches(['"', '\'']);
+            let end = rest
+                .find(|c: char| c == '"' || c == '\'' || c == '>' || c.is_whitespace())
+                .unwrap_or(rest.len());
+            rest[..end].split(['#', '?']).next().unwrap_or("")
+        })
+        .filter(|href| !href.is_empty() && !href.contains(':'))
+        .filter(|href| href.ends_with('/'))
+        .count();
+    Ok(own_folders == 0)
+}
+
+/// The copy verified (with its own key when it is signed), and that key.
+fn check(site: &Path) -> Result<(verify::Verified, Option<PublicKey>)> {
+    let key_file = site.join(PUBLIC_KEY_FILE);
+    let public_key = if site.join(SIGNATURE_FILE).is_file() && key_file.is_file() {
+        Some(PublicKey::read(&key_file)?)
+    } else {
+        None
+    };
+    let verified = verify::verify(&VerifyOptions {
+        target: site.to_string_lossy().into_owned(),
+        public_key: public_key.clone(),
+        case: None,
+    })?;
+    Ok((verified, public_key))
+}
+
+/// Every file of the site, relative to it, sorted.
+fn payload(site: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(site)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            e.path()
+                .strip_prefix(site)
+                .unwrap_or(e.path())
+                .to_path_buf()
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 fn refuse_existing(bag: &Path) -> Result<()> {

@@ -139,3 +139,83 @@ fn a_copy_that_does_not_verify_is_not_packed() {
     .failure(1);
     assert!(!bag.join("bag-info.txt").exists());
 }
+
+#[test]
+fn a_portable_signed_build_zips_into_one_file_that_unzips_opens_from_disk_and_verifies() {
+    let (_keys, key, public_key) = keys(None);
+    let site = signed_site(&public_key);
+    let out = tempfile::tempdir().unwrap();
+    let portable = out.path().join("portable");
+    sign(
+        &site,
+        &key,
+        &["--portable", "--output", portable.to_str().unwrap()],
+    )
+    .success();
+    let zip = out.path().join("caesar-offline.zip");
+    casebook(
+        &[
+            "package",
+            portable.to_str().unwrap(),
+            "--zip",
+            zip.to_str().unwrap(),
+        ],
+        &[],
+    )
+    .success()
+    .stdout_has("signed");
+
+    // Unzipped: one folder named like the zip, the site byte for byte, verifying with the
+    // publisher's key, its links naming files so that it opens from disk.
+    let unzipped = out.path().join("unzipped");
+    zip::ZipArchive::new(std::fs::File::open(&zip).unwrap())
+        .unwrap()
+        .extract(&unzipped)
+        .unwrap();
+    let folder = unzipped.join("caesar-offline");
+    assert!(
+        tree(&folder) == tree(&portable),
+        "the zip does not hold the site"
+    );
+    assert!(folder.join("manifest.json.minisig").is_file());
+    casebook(
+        &["verify", folder.to_str().unwrap(), "--pubkey", &public_key],
+        &[],
+    )
+    .success();
+    assert!(
+        std::fs::read_to_string(folder.join("index.html"))
+            .unwrap()
+            .contains("cases/index.html")
+    );
+
+    // The same build zips into the same bytes.
+    std::fs::create_dir(out.path().join("second")).unwrap();
+    let again = out.path().join("second/caesar-offline.zip");
+    casebook(
+        &[
+            "package",
+            portable.to_str().unwrap(),
+            "--zip",
+            again.to_str().unwrap(),
+        ],
+        &[],
+    )
+    .success();
+    assert!(std::fs::read(&zip).unwrap() == std::fs::read(&again).unwrap());
+
+    // A build for a server (links naming folders) is refused, with what to do.
+    sign(&site, &key, &[]).success();
+    casebook(
+        &[
+            "package",
+            site.public().to_str().unwrap(),
+            "--zip",
+            out.path().join("server.zip").to_str().unwrap(),
+        ],
+        &[],
+    )
+    .failure(1)
+    .stderr_has("not portable")
+    .stderr_has("--portable");
+}
