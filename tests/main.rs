@@ -13,6 +13,7 @@ mod errors;
 mod export;
 mod facts;
 mod failures;
+mod hosting;
 mod i18n;
 mod images;
 mod import;

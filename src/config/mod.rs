@@ -55,6 +55,8 @@ struct RawConfig {
     search: RawSearch,
     #[serde(default)]
     signing: Option<RawSigning>,
+    #[serde(default)]
+    hosting: Option<RawHosting>,
     /// Per language: which digits numbers and dates are written in (`ar = "arabic-indic"`).
     #[serde(default)]
     digits: BTreeMap<String, Spanned<String>>,
@@ -70,6 +72,32 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawSigning {
     public_key: Spanned<String>,
+}
+
+/// `[hosting]`: the hosts whose own files the build writes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHosting {
+    hosts: Vec<Spanned<String>>,
+}
+
+/// A host whose configuration files a build can write (`[hosting] hosts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Host {
+    /// `.nojekyll`, so that GitHub Pages publishes the files as they are.
+    GithubPages,
+    /// `_headers`: the recommended headers and long caching.
+    Netlify,
+    /// `_headers`, in the same form.
+    CloudflarePages,
+}
+
+impl Host {
+    const ALL: [(&'static str, Host); 3] = [
+        ("github-pages", Host::GithubPages),
+        ("netlify", Host::Netlify),
+        ("cloudflare-pages", Host::CloudflarePages),
+    ];
 }
 
 fn default_language() -> String {
@@ -108,6 +136,8 @@ pub(crate) struct Config {
     pub(crate) search: SearchConfig,
     /// The key releases are signed with (`[signing] public_key`), published on the site.
     pub(crate) public_key: Option<PublicKey>,
+    /// The hosts whose files the build writes (`[hosting] hosts`).
+    pub(crate) hosts: Vec<Host>,
     /// Digits per language; languages not listed use Latin digits.
     pub(crate) digits: BTreeMap<String, Digits>,
     /// The site's title and description in the other languages (`[translations.<lang>]`).
@@ -298,6 +328,21 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
             .ok()
     });
 
+    let mut hosts = Vec::new();
+    for name in raw.hosting.map(|h| h.hosts).unwrap_or_default() {
+        match Host::ALL.iter().find(|(n, _)| n == name.get_ref()) {
+            Some((_, host)) => hosts.push(*host),
+            None => {
+                let known: Vec<&str> = Host::ALL.iter().map(|(n, _)| *n).collect();
+                diags.push(
+                    file.at(name.span(), format!("unknown host `{}`", name.get_ref()))
+                        .field("hosting.hosts")
+                        .hint(format!("known hosts: {}", known.join(", "))),
+                );
+            }
+        }
+    }
+
     diags.finish(Config {
         root: root.to_path_buf(),
         title: raw.title,
@@ -313,6 +358,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         images,
         search,
         public_key,
+        hosts,
         digits,
         site_texts,
         extra: raw.extra,

@@ -33,6 +33,10 @@ pub(crate) const UNLISTED_FILES: [&str; 3] = [
     CHUNKS_FILE,
 ];
 
+/// Files that configure a host (`[hosting]`), which the host reads and does not serve: not
+/// part of the archive, so not listed in the manifest, and not missed by `verify`.
+pub(crate) const HOST_FILES: [&str; 2] = ["_headers", ".nojekyll"];
+
 /// Whether a path is made after the manifest and so not listed in it.
 pub(crate) fn is_unlisted(path: &str) -> bool {
     UNLISTED_FILES.contains(&path) || path.starts_with(PROOFS_DIR)

@@ -17,6 +17,7 @@
 mod export;
 mod feeds;
 mod files;
+mod hosting;
 mod options;
 mod publish;
 mod release;
@@ -631,7 +632,12 @@ impl Session {
         merge
             .files
             .retain(|path, _| !crate::signing::is_unlisted(path));
-        let mut listed: Vec<&Output> = merge.files.values().map(Arc::as_ref).collect();
+        let mut listed: Vec<&Output> = merge
+            .files
+            .values()
+            .map(Arc::as_ref)
+            .filter(|o| !crate::signing::HOST_FILES.contains(&o.path.as_str()))
+            .collect();
         listed.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let (manifest, tree) = manifest::build_cached(
             &listed,

@@ -69,6 +69,7 @@ pub(super) fn outputs(
     let mut outputs = Vec::with_capacity(search.len() + feeds.len() + 4);
     outputs.extend(sitemap);
     outputs.push(feeds::robots(config));
+    outputs.extend(super::hosting::files(config));
     outputs.extend(super::release::public_key_file(config));
     outputs.extend(feeds);
     outputs.extend(export?);
