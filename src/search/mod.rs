@@ -338,6 +338,12 @@ fn doc_terms(doc: &Doc) -> DocTerms {
         list.reread(value);
         name_words.extend(list.iter().map(str::to_string));
     }
+    let joined: Vec<String> = name_words
+        .iter()
+        .filter_map(|w| names::latin_article_bare(w))
+        .map(str::to_string)
+        .collect();
+    name_words.extend(joined);
     name_words.sort_unstable();
     name_words.dedup();
     counts.positions.sort_unstable();

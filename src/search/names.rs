@@ -68,6 +68,16 @@ pub(crate) fn name_key(word: &str) -> Option<String> {
     ))
 }
 
+/// A Latin name with the article run on (`alkhatib`, `elmasri`): the name after it, which
+/// is given the keys of its spellings too, so Alkhatib meets al-Khatib and الخطيب. Names
+/// only: in running text, `already` is not `ready`.
+pub(crate) fn latin_article_bare(word: &str) -> Option<&str> {
+    let rest = word
+        .strip_prefix("al")
+        .or_else(|| word.strip_prefix("el"))?;
+    (rest.len() >= 4 && rest.bytes().all(|b| b.is_ascii_lowercase())).then_some(rest)
+}
+
 /// The `~LOOSE~` part of a key term: what every spelling of the name shares. Any other
 /// text is returned whole.
 pub(crate) fn loose_part(key: &str) -> &str {
@@ -278,6 +288,16 @@ mod tests {
             let word = v["input"].as_str().unwrap();
             assert_eq!(name_key(word).as_deref(), v["output"].as_str(), "{v}");
         }
+    }
+
+    #[test]
+    fn a_latin_name_with_the_article_run_on_gives_the_name_after_it() {
+        assert_eq!(latin_article_bare("alkhatib"), Some("khatib"));
+        assert_eq!(latin_article_bare("elmasri"), Some("masri"));
+        // Too short to be a name of its own, or not a Latin word.
+        assert_eq!(latin_article_bare("alaa"), None);
+        assert_eq!(latin_article_bare("elias"), None);
+        assert_eq!(latin_article_bare("الخطيب"), None);
     }
 
     #[test]

@@ -345,3 +345,29 @@ fn positions_of_words_as_written_run_through_a_page_with_a_gap_between_pieces() 
     assert_eq!(positions_of(&arabic, "2012-05"), [Vec::<u64>::new()]);
     assert_eq!(positions_of(&arabic, "2012"), [vec![4]]);
 }
+
+#[test]
+fn a_name_written_with_the_article_run_on_also_has_the_keys_of_the_name_after_it() {
+    let mut d = doc("Case", "");
+    d.fields = vec!["Name".into(), "Ahmad Alkhatib".into()];
+    d.names = vec!["Ahmad Alkhatib".into()];
+    let index = build(&config(), &[input(vec![d])]);
+    let keys: Vec<String> = index
+        .outputs
+        .iter()
+        .map(data)
+        .filter(|(name, _)| name.starts_with('k'))
+        .flat_map(|(_, v)| {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .step_by(2)
+                .map(|t| t.as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for word in ["alkhatib", "khatib"] {
+        let key = names::name_key(word).unwrap();
+        assert!(keys.contains(&key), "{word} {key}: {keys:?}");
+    }
+}

@@ -368,6 +368,13 @@
     var bare = COMPOUND.test(t) ? null : stripArticle(t);
     return bare ? [[t, 1], [bare, 0.9]] : [[t, 1]];
   }
+  // A Latin name with the article run on (Alkhatib, Elmasri): the name after it, whose
+  // spellings the name keys hold (the Rust latin_article_bare). Only names are looked up
+  // this way, never words of the text (already is not ready).
+  function latinArticleBare(t) {
+    var m = /^(al|el)([a-z]{4,})$/.exec(t);
+    return m ? m[2] : null;
+  }
   function keep(out, m, k) {
     m.forEach(function (s, d) { if (!(out.get(d) >= s * k)) out.set(d, s * k); });
   }
@@ -409,7 +416,9 @@
     var self = this, alts = alternatives(t);
     var exact = Promise.all(alts.map(function (a) { return self.match(a[0], prefix); }));
     // Other spellings of each form (الخطيب: also those of خطيب, so al-Khatib is found).
-    var keyed = Promise.all(alts.map(function (a) { return self.matchKey(a[0], a[1]); }));
+    var keys = alts.slice(), joined = latinArticleBare(t);
+    if (joined) keys.push([joined, 0.9]);
+    var keyed = Promise.all(keys.map(function (a) { return self.matchKey(a[0], a[1]); }));
     return Promise.all([exact, keyed]).then(function (r) {
       var out = new Map(), found = r[0].some(function (m) { return m.size; });
       r[0].forEach(function (m, i) { keep(out, m, alts[i][1]); });
