@@ -303,11 +303,7 @@ fn browser_every_page_passes_axe_in_light_and_dark() {
     );
     let mut failures = Vec::new();
     let mut checked = 0;
-    let sites = [
-        bundled(),
-        crate::support::SiteTest::fixture("i18n"),
-        crate::support::SiteTest::fixture("charts"),
-    ];
+    let sites = swept_sites();
     for site in &sites {
         site.build().success();
         let base = serve(&site.public());
@@ -346,6 +342,15 @@ fn browser_every_page_passes_axe_in_light_and_dark() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The sites the sweeps go over: the bundled site and the `i18n` and `charts` fixtures.
+fn swept_sites() -> [crate::support::SiteTest; 3] {
+    [
+        bundled(),
+        crate::support::SiteTest::fixture("i18n"),
+        crate::support::SiteTest::fixture("charts"),
+    ]
 }
 
 /// Every HTML page of a built site, relative to its output folder, sorted.
@@ -389,11 +394,7 @@ fn browser_every_page_keeps_the_recommended_policy_and_shows_no_dead_control_wit
         .map(e => e.outerHTML.slice(0, 100))"##;
     let mut failures = Vec::new();
     let mut checked = 0;
-    let sites = [
-        bundled(),
-        crate::support::SiteTest::fixture("i18n"),
-        crate::support::SiteTest::fixture("charts"),
-    ];
+    let sites = swept_sites();
     for site in &sites {
         site.build().success();
         let (base, _) =
