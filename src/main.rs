@@ -356,30 +356,27 @@ fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
 
 /// `casebook verify`.
 fn package(site: &Path, bag: Option<PathBuf>, zip: Option<PathBuf>) -> Result<String, Error> {
-    let signed = |p: &casebook::Packed| if p.signed { "signed" } else { "unsigned" };
+    let line = |kind: &str, out: &Path, p: casebook::Packed, next: String| {
+        format!(
+            "{kind} {}: {} ({} bytes), Merkle root {}, {}; {next}",
+            out.display(),
+            count(p.files, "file", "files"),
+            p.bytes,
+            p.merkle_root,
+            if p.signed { "signed" } else { "unsigned" },
+        )
+    };
     let mut lines = Vec::new();
     if let Some(bag) = bag {
-        let p = casebook::package_bag(site, &bag)?;
-        lines.push(format!(
-            "bag {}: {} ({} bytes) under data/, Merkle root {}, {}; check it with bagit.py --validate, or casebook verify {}",
-            bag.display(),
-            count(p.files, "file", "files"),
-            p.bytes,
-            p.merkle_root,
-            signed(&p),
+        let next = format!(
+            "check it with bagit.py --validate, or casebook verify {}",
             bag.join("data").display()
-        ));
+        );
+        lines.push(line("bag", &bag, casebook::package_bag(site, &bag)?, next));
     }
     if let Some(zip) = zip {
-        let p = casebook::package_zip(site, &zip)?;
-        lines.push(format!(
-            "zip {}: {} ({} bytes), Merkle root {}, {}; unzipped, open index.html from disk",
-            zip.display(),
-            count(p.files, "file", "files"),
-            p.bytes,
-            p.merkle_root,
-            signed(&p)
-        ));
+        let next = "unzipped, open index.html from disk".to_string();
+        lines.push(line("zip", &zip, casebook::package_zip(site, &zip)?, next));
     }
     Ok(lines.join("\n"))
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::signing::{casebook, keys, sign, signed_site};
-use crate::support::{SiteTest, repo_root, tree};
+use crate::support::{Run, SiteTest, repo_root, tree};
 
 /// `python3 -m bagit --validate BAG`, or `None` (with how to get it) when the tool is not
 /// installed: `.ci/run` installs it into `target/pybagit` (`CASEBOOK_BAGIT` names another
@@ -35,6 +35,19 @@ fn bagit_validate(bag: &Path) -> Option<bool> {
     Some(out.status.success())
 }
 
+/// `casebook package SITE FLAG OUT` (`--bag` or `--zip`).
+fn package(site: &Path, flag: &str, out: &Path) -> Run {
+    casebook(
+        &[
+            "package",
+            site.to_str().unwrap(),
+            flag,
+            out.to_str().unwrap(),
+        ],
+        &[],
+    )
+}
+
 #[test]
 fn a_signed_build_packs_into_a_bag_that_bagit_and_verify_accept_and_a_changed_byte_fails_both() {
     let (_keys, key, public_key) = keys(None);
@@ -43,16 +56,9 @@ fn a_signed_build_packs_into_a_bag_that_bagit_and_verify_accept_and_a_changed_by
     let out = tempfile::tempdir().unwrap();
     let bag = out.path().join("bag");
     let public = site.public();
-    let packed = casebook(
-        &[
-            "package",
-            public.to_str().unwrap(),
-            "--bag",
-            bag.to_str().unwrap(),
-        ],
-        &[],
-    );
-    packed.success().stdout_has("signed");
+    package(&public, "--bag", &bag)
+        .success()
+        .stdout_has("signed");
 
     // The site byte for byte under data/, the manifests and the release in bag-info.txt.
     assert!(
@@ -105,17 +111,9 @@ fn a_signed_build_packs_into_a_bag_that_bagit_and_verify_accept_and_a_changed_by
     }
 
     // A bag is written once: an existing bag is never added to.
-    casebook(
-        &[
-            "package",
-            public.to_str().unwrap(),
-            "--bag",
-            bag.to_str().unwrap(),
-        ],
-        &[],
-    )
-    .failure(1)
-    .stderr_has("already exists");
+    package(&public, "--bag", &bag)
+        .failure(1)
+        .stderr_has("already exists");
 }
 
 #[test]
@@ -127,16 +125,7 @@ fn a_copy_that_does_not_verify_is_not_packed() {
     std::fs::write(&page, text.replace("</main>", "<p>added</p></main>")).unwrap();
     let out = tempfile::tempdir().unwrap();
     let bag = out.path().join("bag");
-    casebook(
-        &[
-            "package",
-            site.public().to_str().unwrap(),
-            "--bag",
-            bag.to_str().unwrap(),
-        ],
-        &[],
-    )
-    .failure(1);
+    package(&site.public(), "--bag", &bag).failure(1);
     assert!(!bag.join("bag-info.txt").exists());
 }
 
@@ -153,17 +142,9 @@ fn a_portable_signed_build_zips_into_one_file_that_unzips_opens_from_disk_and_ve
     )
     .success();
     let zip = out.path().join("caesar-offline.zip");
-    casebook(
-        &[
-            "package",
-            portable.to_str().unwrap(),
-            "--zip",
-            zip.to_str().unwrap(),
-        ],
-        &[],
-    )
-    .success()
-    .stdout_has("signed");
+    package(&portable, "--zip", &zip)
+        .success()
+        .stdout_has("signed");
 
     // Unzipped: one folder named like the zip, the site byte for byte, verifying with the
     // publisher's key, its links naming files so that it opens from disk.
@@ -192,30 +173,13 @@ fn a_portable_signed_build_zips_into_one_file_that_unzips_opens_from_disk_and_ve
     // The same build zips into the same bytes.
     std::fs::create_dir(out.path().join("second")).unwrap();
     let again = out.path().join("second/caesar-offline.zip");
-    casebook(
-        &[
-            "package",
-            portable.to_str().unwrap(),
-            "--zip",
-            again.to_str().unwrap(),
-        ],
-        &[],
-    )
-    .success();
+    package(&portable, "--zip", &again).success();
     assert!(std::fs::read(&zip).unwrap() == std::fs::read(&again).unwrap());
 
     // A build for a server (links naming folders) is refused, with what to do.
     sign(&site, &key, &[]).success();
-    casebook(
-        &[
-            "package",
-            site.public().to_str().unwrap(),
-            "--zip",
-            out.path().join("server.zip").to_str().unwrap(),
-        ],
-        &[],
-    )
-    .failure(1)
-    .stderr_has("not portable")
-    .stderr_has("--portable");
+    package(&site.public(), "--zip", &out.path().join("server.zip"))
+        .failure(1)
+        .stderr_has("not portable")
+        .stderr_has("--portable");
 }

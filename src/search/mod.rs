@@ -34,7 +34,6 @@ use serde_json::json;
 use crate::config::{SearchConfig, SearchWeights};
 use crate::output::Output;
 use encode::{push_fixed, push_varint, score_char, width_for};
-use erased::Json;
 use normalize::{Terms, normalize};
 
 /// Target size of a term shard before compression.
@@ -360,6 +359,29 @@ fn doc_terms(doc: &Doc) -> DocTerms {
     }
 }
 
+/// Every term of a language's index, numbered in order of first appearance, with its
+/// postings and, for quoted phrases, its positions in each of its documents in postings
+/// order (how many, then their deltas; nothing for a name key).
+#[derive(Default)]
+struct Vocabulary<'a> {
+    ids: FxHashMap<&'a str, usize>,
+    words: Vec<&'a str>,
+    postings: Vec<Vec<(u32, [u16; 4])>>,
+    positions: Vec<String>,
+}
+
+impl<'a> Vocabulary<'a> {
+    /// The number of `term`, new or not.
+    fn id(&mut self, term: &'a str) -> usize {
+        *self.ids.entry(term).or_insert_with(|| {
+            self.words.push(term);
+            self.postings.push(Vec::new());
+            self.positions.push(String::new());
+            self.words.len() - 1
+        })
+    }
+}
+
 /// One document's term frequencies per field, its fields' lengths and its words' positions.
 struct TermCounts {
     /// Each term's index in `tfs`.
@@ -436,23 +458,13 @@ fn build_language(
     let n = input.docs.len();
 
     // Terms and postings.
-    let mut vocabulary: FxHashMap<&str, usize> = FxHashMap::default();
-    let mut postings: Vec<Vec<(u32, [u16; 4])>> = Vec::new();
-    let mut words: Vec<&str> = Vec::new();
-    // For quoted phrases, each term's positions in each of its documents, in postings order:
-    // how many, then their deltas.
-    let mut positions: Vec<String> = Vec::new();
+    let mut vocabulary = Vocabulary::default();
     let mut ids: Vec<usize> = Vec::new();
     for (d, dt) in per_doc.iter().enumerate() {
         ids.clear();
         for (term, tf) in &dt.terms {
-            let id = *vocabulary.entry(term.as_str()).or_insert_with(|| {
-                words.push(term.as_str());
-                postings.push(Vec::new());
-                positions.push(String::new());
-                words.len() - 1
-            });
-            postings[id].push((d as u32, *tf));
+            let id = vocabulary.id(term);
+            vocabulary.postings[id].push((d as u32, *tf));
             ids.push(id);
         }
         // `dt.positions` is sorted by slot, the order of `ids`.
@@ -462,7 +474,7 @@ fn build_language(
             while dt.positions.get(at).is_some_and(|p| p.0 as usize == slot) {
                 at += 1;
             }
-            let out = &mut positions[id];
+            let out = &mut vocabulary.positions[id];
             push_varint(out, (at - from) as u64);
             let mut last = 0;
             for &(_, p) in &dt.positions[from..at] {
@@ -493,17 +505,18 @@ fn build_language(
         doc_keys.sort_unstable();
         doc_keys.dedup();
         for &key in &doc_keys {
-            let id = *vocabulary.entry(key).or_insert_with(|| {
-                words.push(key);
-                postings.push(Vec::new());
-                positions.push(String::new());
-                words.len() - 1
-            });
+            let id = vocabulary.id(key);
             let mut tf = [0u16; 4];
             tf[FIELDS] = 1;
-            postings[id].push((d as u32, tf));
+            vocabulary.postings[id].push((d as u32, tf));
         }
     }
+    let Vocabulary {
+        words,
+        postings,
+        positions,
+        ..
+    } = vocabulary;
     let mut avg = [0f64; 4];
     for dt in per_doc {
         for (a, l) in avg.iter_mut().zip(dt.lens) {
@@ -578,26 +591,12 @@ fn build_language(
         |(c, docs)| {
             let records: Vec<_> = docs
                 .iter()
-                .map(|d| {
-                    let (path, title, summary, info, thumb, synthetic) = (
-                        d.path.trim_start_matches('/'),
-                        d.title.as_str(),
-                        summary(&d.summary),
-                        d.info.as_str(),
-                        d.thumb.as_deref().map_or("", |t| t.trim_start_matches('/')),
-                        u8::from(d.synthetic),
-                    );
-                    if d.title_lang.is_empty() && d.summary_lang.is_empty() {
-                        Record::Same((path, title, summary, info, thumb, synthetic))
-                    } else {
-                        let langs = (d.title_lang.as_str(), d.summary_lang.as_str());
-                        Record::Other((
-                            path, title, summary, info, thumb, synthetic, langs.0, langs.1,
-                        ))
-                    }
+                .map(|d| Record {
+                    doc: d,
+                    summary: summary(&d.summary),
                 })
                 .collect();
-            (format!("d{c}"), records.to_json())
+            (format!("d{c}"), to_json(&records))
         },
     ));
     let chunks: Vec<serde_json::Value> = chunk_files.into_iter().map(|f| json!(f)).collect();
@@ -647,22 +646,30 @@ fn build_language(
 
 /// A document as the client reads it: path, title, summary, key fields, placeholder,
 /// synthetic; then, only when one is untranslated, the languages of the title and summary.
-#[derive(serde::Serialize)]
-#[serde(untagged)]
-enum Record<'a> {
-    Same((&'a str, &'a str, String, &'a str, &'a str, u8)),
-    Other(
-        (
-            &'a str,
-            &'a str,
-            String,
-            &'a str,
-            &'a str,
-            u8,
-            &'a str,
-            &'a str,
-        ),
-    ),
+struct Record<'a> {
+    doc: &'a Doc,
+    /// The snippet source, cut (`summary`).
+    summary: String,
+}
+
+impl serde::Serialize for Record<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let d = self.doc;
+        let untranslated = !d.title_lang.is_empty() || !d.summary_lang.is_empty();
+        let mut t = serializer.serialize_tuple(if untranslated { 8 } else { 6 })?;
+        t.serialize_element(d.path.trim_start_matches('/'))?;
+        t.serialize_element(&d.title)?;
+        t.serialize_element(&self.summary)?;
+        t.serialize_element(&d.info)?;
+        t.serialize_element(d.thumb.as_deref().map_or("", |p| p.trim_start_matches('/')))?;
+        t.serialize_element(&u8::from(d.synthetic))?;
+        if untranslated {
+            t.serialize_element(&d.title_lang)?;
+            t.serialize_element(&d.summary_lang)?;
+        }
+        t.end()
+    }
 }
 
 /// The runs of sorted entries an index is cut into, one kind of file each.
@@ -728,13 +735,13 @@ fn shard_runs<'a>(
     let names = files.add_all(
         runs.par_iter()
             .enumerate()
-            .map(|(i, run)| (format!("{}{i}", kind.prefix()), run.0.to_json())),
+            .map(|(i, run)| (format!("{}{i}", kind.prefix()), to_json(&run.0))),
     );
     let position_names = if kind == Runs::Terms {
         files.add_all(
             runs.par_iter()
                 .enumerate()
-                .map(|(i, run)| (format!("p{i}"), run.1.to_json())),
+                .map(|(i, run)| (format!("p{i}"), to_json(&run.1))),
         )
     } else {
         Vec::new()
@@ -938,8 +945,8 @@ struct Files {
 impl Files {
     /// Adds a script registering `data` under `name`; returns its file name
     /// (`t3.1a2b3c4d5e.js`).
-    fn add(&mut self, name: &str, data: &dyn erased::Json) -> String {
-        let (file, output) = script_file(&self.dir, name, &data.to_json());
+    fn add(&mut self, name: &str, data: &(impl serde::Serialize + ?Sized)) -> String {
+        let (file, output) = script_file(&self.dir, name, &to_json(data));
         self.outputs.push(output);
         file
     }
@@ -980,16 +987,8 @@ fn script_file(dir: &str, name: &str, json: &str) -> (String, Output) {
 
 /// Index files are written straight from their Rust values (tuples, strings), without a
 /// `serde_json::Value` tree in between: at archive scale that tree was a tenth of the build.
-mod erased {
-    pub(super) trait Json {
-        fn to_json(&self) -> String;
-    }
-
-    impl<T: serde::Serialize + ?Sized> Json for T {
-        fn to_json(&self) -> String {
-            serde_json::to_string(self).expect("index data serialises")
-        }
-    }
+fn to_json(data: &(impl serde::Serialize + ?Sized)) -> String {
+    serde_json::to_string(data).expect("index data serialises")
 }
 
 #[cfg(test)]

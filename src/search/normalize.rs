@@ -168,6 +168,7 @@ pub(crate) fn phrase_words(text: &str) -> Vec<String> {
 /// The terms of one text as ranges of one buffer: the normalized text, then whatever is not
 /// a piece of it (a word with `ى` folded, `abd` joined). Indexing a whole archive reads
 /// millions of words; none of them costs an allocation of its own.
+#[derive(Default)]
 pub(crate) struct Terms {
     buf: String,
     spans: Vec<(u32, u32)>,
@@ -178,11 +179,7 @@ pub(crate) struct Terms {
 
 impl Terms {
     pub(crate) fn read(text: &str) -> Terms {
-        let mut t = Terms {
-            buf: String::new(),
-            spans: Vec::new(),
-            words: Vec::new(),
-        };
+        let mut t = Terms::default();
         t.reread(text);
         t
     }
@@ -193,11 +190,10 @@ impl Terms {
         self.spans.clear();
         self.words.clear();
         unfolded_into(text, &mut self.buf);
-        let t = self;
-        let len = t.buf.len();
+        let len = self.buf.len();
         let mut at = 0;
         while at < len {
-            let rest = &t.buf[at..len];
+            let rest = &self.buf[at..len];
             let end = rest
                 .find(|c: char| c.is_whitespace() || c == ',' || c == ';')
                 .unwrap_or(rest.len());
@@ -212,12 +208,12 @@ impl Terms {
             // Letters and digits in ASCII are one word by the Unicode rules: most of the text
             // of an English archive skips the word segmenter.
             if chunk.bytes().all(|b| b.is_ascii_alphanumeric()) {
-                t.push_word(from, from + chunk.len());
+                self.push_word(from, from + chunk.len());
                 continue;
             }
-            t.read_chunk(from, from + chunk.len());
+            self.read_chunk(from, from + chunk.len());
         }
-        t.join_abd();
+        self.join_abd();
     }
 
     fn read_chunk(&mut self, from: usize, to: usize) {

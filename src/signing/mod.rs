@@ -37,6 +37,12 @@ pub(crate) const UNLISTED_FILES: [&str; 3] = [
 /// part of the archive, so not listed in the manifest, and not missed by `verify`.
 pub(crate) const HOST_FILES: [&str; 2] = ["_headers", ".nojekyll"];
 
+/// Whether a file at the top of a copy is left out of the manifest by design: made after it,
+/// or the host's (`verify` does not report it as unlisted).
+pub(crate) fn is_left_out(path: &str) -> bool {
+    UNLISTED_FILES.contains(&path) || HOST_FILES.contains(&path)
+}
+
 /// Whether a path is made after the manifest and so not listed in it.
 pub(crate) fn is_unlisted(path: &str) -> bool {
     UNLISTED_FILES.contains(&path) || path.starts_with(PROOFS_DIR)

@@ -328,10 +328,7 @@ fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagn
             .replace('\\', "/");
         if rel.starts_with(PROOFS_DIR) && rel.ends_with(".json") {
             proofs.push(entry.into_path());
-        } else if !signing::UNLISTED_FILES.contains(&rel.as_str())
-            && !signing::HOST_FILES.contains(&rel.as_str())
-            && !listed.contains(rel.as_str())
-        {
+        } else if !signing::is_left_out(&rel) && !listed.contains(rel.as_str()) {
             problems.push(Diagnostic::new(entry.path(), "not listed in the manifest"));
         }
     }
