@@ -87,6 +87,20 @@ pub(crate) struct Page {
     pub(crate) description_lang: Option<String>,
 }
 
+impl Page {
+    /// The language of the page's summary (its description, or else the start of its text)
+    /// when it is not the page's own.
+    pub(crate) fn summary_lang(&self) -> Option<&str> {
+        if self.meta.description.is_some() {
+            self.description_lang.as_deref()
+        } else if self.fallback {
+            self.title_lang.as_deref()
+        } else {
+            None
+        }
+    }
+}
+
 /// A file copied as it is (bundle attachments such as PDFs).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Asset {

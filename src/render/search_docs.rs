@@ -137,14 +137,7 @@ fn doc(
     });
     if let Some(page) = page {
         doc.title_lang = page.title_lang.clone().unwrap_or_default();
-        // The summary is the description, or the start of the text.
-        doc.summary_lang = if meta.description.is_some() {
-            page.description_lang.clone().unwrap_or_default()
-        } else if page.fallback {
-            page.title_lang.clone().unwrap_or_default()
-        } else {
-            String::new()
-        };
+        doc.summary_lang = page.summary_lang().unwrap_or_default().to_string();
     }
     let (Some(schema), Some(page)) = (&config.cases, page) else {
         return doc;

@@ -442,13 +442,7 @@ impl<'a> ViewContext<'a> {
             title: &meta.title,
             title_lang: page.and_then(|p| p.title_lang.as_deref()),
             description: meta.description.as_deref(),
-            description_lang: page.and_then(|p| {
-                if meta.description.is_some() {
-                    p.description_lang.as_deref()
-                } else {
-                    p.fallback.then_some(p.title_lang.as_deref()).flatten()
-                }
-            }),
+            description_lang: page.and_then(Page::summary_lang),
             path: &meta.path,
             date: iso(&meta.date),
             date_display: meta.date.as_ref().map(|d| format_date(d, &meta.lang)),
