@@ -45,7 +45,7 @@ pub use error::{Diagnostic, Error, Result, report};
 pub use html::percent_decode;
 pub use images::{Progress, Shard};
 pub use import::{FieldChange, ImportOptions, ImportReport, import, template};
-pub use init::init;
+pub use init::{Ci, DEFAULT_SHARDS, InitOptions, MAX_SHARDS, init};
 pub use package::Packed;
 pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
 pub use site::{BuildOptions, Notice, Notices, Signing};

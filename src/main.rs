@@ -132,10 +132,22 @@ enum Command {
         #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "dry_run", "mapping", "save_mapping", "photos", "sheet"])]
         template: Option<PathBuf>,
     },
-    /// Create a minimal working site in DIR.
+    /// Create a minimal working site in DIR, with a CI pipeline that builds, checks,
+    /// verifies, signs and publishes it; or add the pipeline alone to an existing site.
     Init {
-        /// The folder to create the site in.
+        /// The folder to create the site in (or the existing site's folder, with --ci).
         dir: PathBuf,
+        /// The CI pipeline: GitHub Actions and Pages (the default for a new site), GitLab CI
+        /// and Pages, or none. Given for an existing site, adds only the pipeline.
+        #[arg(long, value_enum, value_name = "SYSTEM")]
+        ci: Option<CiArg>,
+        /// In how many parallel jobs the pipeline derives the photographs.
+        #[arg(long, value_name = "N", default_value_t = casebook::DEFAULT_SHARDS,
+              value_parser = clap::value_parser!(u32).range(1..=i64::from(casebook::MAX_SHARDS)))]
+        shards: u32,
+        /// Replace an existing pipeline file.
+        #[arg(long)]
+        force: bool,
     },
     /// Pack a built site, checked first: a BagIt 1.0 bag for deposit (the site under
     /// data/), or one zip file of a --portable build, the offline copy.
@@ -150,6 +162,13 @@ enum Command {
         #[arg(long, value_name = "FILE.zip")]
         zip: Option<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CiArg {
+    Github,
+    Gitlab,
+    None,
 }
 
 #[derive(Args)]
@@ -191,6 +210,35 @@ fn usage(message: &str) -> Error {
         message: message.into(),
         hint: None,
     }])
+}
+
+fn init(dir: &Path, ci: Option<CiArg>, shards: u32, force: bool) -> Result<String, Error> {
+    let options = casebook::InitOptions {
+        ci: match ci {
+            None | Some(CiArg::Github) => Some(casebook::Ci::Github),
+            Some(CiArg::Gitlab) => Some(casebook::Ci::Gitlab),
+            Some(CiArg::None) => None,
+        },
+        ci_asked: ci.is_some(),
+        shards,
+        force,
+    };
+    let existing = dir.join("casebook.toml").exists();
+    let files = casebook::init(dir, &options)?;
+    let listed = files.join(", ");
+    Ok(if existing {
+        format!(
+            "added to the site in {}: {listed}; commit it and push",
+            dir.display()
+        )
+    } else {
+        format!(
+            "created a site in {} ({}: {listed}); build it with: casebook build --root {}",
+            dir.display(),
+            count(files.len(), "file", "files"),
+            dir.display()
+        )
+    })
 }
 
 /// Opens the signing key before anything is built, so a wrong password costs no build.
@@ -659,14 +707,12 @@ fn main() -> ExitCode {
         })
         .map(|report| report.to_string()),
         Command::Package { site, bag, zip } => package(&site, bag, zip),
-        Command::Init { dir } => casebook::init(&dir).map(|files| {
-            format!(
-                "created a site in {} ({}); build it with: casebook build --root {}",
-                dir.display(),
-                count(files.len(), "file", "files"),
-                dir.display()
-            )
-        }),
+        Command::Init {
+            dir,
+            ci,
+            shards,
+            force,
+        } => init(&dir, ci, shards, force),
     };
     match result {
         Ok(summary) => {

@@ -8,6 +8,7 @@ mod support;
 mod build;
 mod bundled;
 mod charts;
+mod ci;
 mod docs;
 mod errors;
 mod export;

@@ -677,3 +677,16 @@ fn the_bundled_verify_page_says_whether_its_copy_is_signed() {
         }
     }
 }
+
+#[test]
+fn check_passes_a_site_that_signs_its_releases_and_still_finds_its_broken_links() {
+    // `check` never signs, so the signature file the verify page links to is not in what it
+    // built; a site with a public key publishes it with every signed release.
+    let (_keys, _key, line) = keys(None);
+    let site = signed_site(&line);
+    site.run(&["check"]).success();
+    let site = site.edit(CASE, "+++\n\n", "+++\n\n[elsewhere](/nowhere/)\n\n");
+    site.run(&["check"])
+        .failure(1)
+        .stderr_has("broken link `/nowhere/`");
+}

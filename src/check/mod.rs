@@ -23,15 +23,22 @@ use crate::site::{Files, State};
 
 /// Every problem of a build (and of the built output at `public`, if there is one), sorted.
 pub(crate) fn site(built: &State, public: &Path) -> Vec<Diagnostic> {
-    let mut problems = links(&built.files, &built.pages);
+    // `check` never signs, but a site with a public key publishes its releases signed: the
+    // signature file its verification page links to is then there.
+    let signed: &[&str] = if built.config.public_key.is_some() {
+        &[crate::signing::SIGNATURE_FILE]
+    } else {
+        &[]
+    };
+    let mut problems = links(&built.files, signed, &built.pages);
     problems.extend(audit::site(built, public));
     problems.sort();
     problems.dedup();
     problems
 }
 
-/// Broken internal links and anchors of every page.
-fn links(files: &Files, pages: &[HtmlPage]) -> Vec<Diagnostic> {
+/// Broken internal links and anchors of every page; `signed` are files a signed release adds.
+fn links(files: &Files, signed: &[&str], pages: &[HtmlPage]) -> Vec<Diagnostic> {
     let read: Vec<PageLinks> = pages.par_iter().map(|p| page_links(&p.html)).collect();
     let ids: HashMap<&str, HashSet<&str>> = pages
         .iter()
@@ -60,7 +67,7 @@ fn links(files: &Files, pages: &[HtmlPage]) -> Vec<Diagnostic> {
             };
             let path = path.split('?').next().unwrap_or_default().to_string();
             let file = crate::output::file_for_url(&path);
-            if !files.contains_key(file.as_str()) {
+            if !files.contains_key(file.as_str()) && !signed.contains(&file.as_str()) {
                 diags.push(
                     Diagnostic::new(&page.source, format!("broken link `{link}` on {}: nothing is published at {path}", page.url_path))
                         .hint("for links to content, write `@/path/to/file.md` so the build checks and resolves them"),

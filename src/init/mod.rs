@@ -1,9 +1,39 @@
 //! `casebook init DIR`: a minimal site that builds as it is (config with a small case
-//! schema, a home page, the case section and one synthetic case), using the built-in theme.
+//! schema, a home page, the case section and one synthetic case), using the built-in theme,
+//! with a CI pipeline that builds, checks, verifies, signs and publishes it (`ci`).
+
+mod ci;
 
 use std::path::Path;
 
 use crate::error::{Diagnostic, Error, Result};
+
+pub use ci::{Ci, DEFAULT_SHARDS, MAX_SHARDS};
+
+/// What `casebook init` writes besides the site.
+#[derive(Debug, Clone, Copy)]
+pub struct InitOptions {
+    /// The CI pipeline to write; `None` writes none.
+    pub ci: Option<Ci>,
+    /// Whether the pipeline was asked for by name: then an existing site gets the pipeline
+    /// alone instead of an error.
+    pub ci_asked: bool,
+    /// In how many parallel jobs the pipeline derives the photographs.
+    pub shards: u32,
+    /// Replace an existing pipeline file.
+    pub force: bool,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions {
+            ci: Some(Ci::Github),
+            ci_asked: false,
+            shards: DEFAULT_SHARDS,
+            force: false,
+        }
+    }
+}
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -90,17 +120,44 @@ This is a synthetic example record; it does not describe a real person.
     ),
 ];
 
-/// Writes the skeleton into `dir`, refusing to overwrite an existing site.
-pub fn init(dir: &Path) -> Result<Vec<String>> {
-    if dir.join("casebook.toml").exists() || dir.join("content").exists() {
+/// Writes the skeleton and the CI pipeline into `dir`, refusing to overwrite an existing
+/// site; into an existing site, a pipeline asked for by name is added alone.
+pub fn init(dir: &Path, options: &InitOptions) -> Result<Vec<String>> {
+    let site_exists = dir.join("casebook.toml").exists() || dir.join("content").exists();
+    if site_exists && !options.ci_asked {
         return Err(Error::one(
             Diagnostic::new(
                 dir,
                 "a site already exists here (casebook.toml or content/ found)",
             )
-            .hint("choose an empty or new folder"),
+            .hint("choose an empty or new folder; to add a CI pipeline to this site, run `casebook init DIR --ci github` (or gitlab)"),
         ));
     }
+    if site_exists && !dir.join("casebook.toml").exists() {
+        return Err(Error::one(
+            Diagnostic::new(dir, "content/ is here but casebook.toml is not")
+                .hint("run `casebook init` in the site's folder, the one holding casebook.toml"),
+        ));
+    }
+    if let Some(ci) = options.ci {
+        ci::refuse_to_overwrite(dir, ci, options.force)?;
+    }
+    let mut written = if site_exists {
+        Vec::new()
+    } else {
+        write_site(dir)?
+    };
+    if let Some(ci) = options.ci {
+        for file in ci::write(dir, ci, options.shards)? {
+            if !written.contains(&file) {
+                written.push(file);
+            }
+        }
+    }
+    Ok(written)
+}
+
+fn write_site(dir: &Path) -> Result<Vec<String>> {
     let mut written = Vec::new();
     for (rel, text) in FILES {
         let path = dir.join(rel);
