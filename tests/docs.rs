@@ -128,3 +128,83 @@ fn every_screenshot_the_docs_link_to_is_committed() {
     }
     assert!(linked >= 5, "{linked} screenshots linked");
 }
+
+/// The fenced blocks of one kind (```sh) in a piece of Markdown, in order.
+fn fenced(text: &str, kind: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        match &mut current {
+            None if trimmed == format!("```{kind}") => current = Some(String::new()),
+            Some(block) if trimmed == "```" => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_step_by_step_deployment_runs_from_an_empty_folder() {
+    let text = std::fs::read_to_string(repo_root().join("docs/deploying.md")).unwrap();
+    let start = text.find("\n## Step by step").expect("a step-by-step section");
+    let section = &text[start + 1..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_casebook"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let mut hosts = Vec::new();
+    for part in section.split("\n### ").skip(1) {
+        let host = part.lines().next().unwrap().to_string();
+        let local = fenced(part, "sh");
+        let remote = fenced(part, "console");
+        assert!(!local.is_empty(), "{host}: no commands to run locally");
+        assert!(
+            local.iter().chain(&remote).any(|b| b.contains("casebook verify")),
+            "{host}: the path does not end with casebook verify"
+        );
+        let folder = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new("bash")
+            .args(["--noprofile", "--norc", "-e", "-c", &local.join("\n")])
+            .current_dir(folder.path())
+            .env(
+                "PATH",
+                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+            )
+            .env("HOME", folder.path())
+            .env("GIT_AUTHOR_NAME", "Docs test")
+            .env("GIT_AUTHOR_EMAIL", "docs@example.org")
+            .env("GIT_COMMITTER_NAME", "Docs test")
+            .env("GIT_COMMITTER_EMAIL", "docs@example.org")
+            .env_remove("CASEBOOK_SIGNING_KEY")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{host}: the documented commands failed:\n{}\n{}{}",
+            local.join("\n"),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        hosts.push(host);
+    }
+    assert_eq!(
+        hosts,
+        [
+            "GitHub Pages",
+            "GitLab Pages",
+            "Netlify",
+            "Cloudflare Pages",
+            "Amazon S3",
+            "Your own server with nginx"
+        ]
+    );
+}
