@@ -192,6 +192,11 @@ pub fn package_zip(site: &std::path::Path, out: &std::path::Path) -> Result<Pack
     package::zip(site, out)
 }
 
+/// Packs a built site for a server (verified first) into a new WACZ web archive at `out`.
+pub fn package_wacz(site: &std::path::Path, out: &std::path::Path) -> Result<Packed> {
+    package::wacz(site, out)
+}
+
 /// Checks a built, downloaded or mirrored copy of a site: its signature (with a public
 /// key), its Merkle root and its files, or one case through its proof.
 pub fn verify(options: &VerifyOptions) -> Result<Verified> {

@@ -150,17 +150,21 @@ enum Command {
         force: bool,
     },
     /// Pack a built site, checked first: a BagIt 1.0 bag for deposit (the site under
-    /// data/), or one zip file of a --portable build, the offline copy.
+    /// data/), one zip file of a --portable build (the offline copy), or a WACZ web archive.
     Package {
         /// The built site (holding manifest.json).
         #[arg(default_value = "public", value_name = "DIR")]
         site: PathBuf,
         /// Write a BagIt bag into this new folder.
-        #[arg(long, value_name = "DIR", required_unless_present = "zip")]
+        #[arg(long, value_name = "DIR", required_unless_present_any = ["zip", "wacz"])]
         bag: Option<PathBuf>,
         /// Write the site (a --portable build) into this new zip file.
         #[arg(long, value_name = "FILE.zip")]
         zip: Option<PathBuf>,
+        /// Write the site (a build for a server) into this new WACZ web archive, for
+        /// web-archiving tools to replay. The capture date is SOURCE_DATE_EPOCH if set.
+        #[arg(long, value_name = "FILE.wacz")]
+        wacz: Option<PathBuf>,
     },
 }
 
@@ -403,7 +407,12 @@ fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
 }
 
 /// `casebook verify`.
-fn package(site: &Path, bag: Option<PathBuf>, zip: Option<PathBuf>) -> Result<String, Error> {
+fn package(
+    site: &Path,
+    bag: Option<PathBuf>,
+    zip: Option<PathBuf>,
+    wacz: Option<PathBuf>,
+) -> Result<String, Error> {
     let line = |kind: &str, out: &Path, p: casebook::Packed, next: String| {
         format!(
             "{kind} {}: {} ({} bytes), Merkle root {}, {}; {next}",
@@ -425,6 +434,15 @@ fn package(site: &Path, bag: Option<PathBuf>, zip: Option<PathBuf>) -> Result<St
     if let Some(zip) = zip {
         let next = "unzipped, open index.html from disk".to_string();
         lines.push(line("zip", &zip, casebook::package_zip(site, &zip)?, next));
+    }
+    if let Some(wacz) = wacz {
+        let next = "replay it in ReplayWeb.page or pywb; check it with wacz validate".to_string();
+        lines.push(line(
+            "WACZ",
+            &wacz,
+            casebook::package_wacz(site, &wacz)?,
+            next,
+        ));
     }
     Ok(lines.join("\n"))
 }
@@ -706,7 +724,12 @@ fn main() -> ExitCode {
             dry_run,
         })
         .map(|report| report.to_string()),
-        Command::Package { site, bag, zip } => package(&site, bag, zip),
+        Command::Package {
+            site,
+            bag,
+            zip,
+            wacz,
+        } => package(&site, bag, zip, wacz),
         Command::Init {
             dir,
             ci,

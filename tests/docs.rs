@@ -154,7 +154,9 @@ fn fenced(text: &str, kind: &str) -> Vec<String> {
 #[test]
 fn every_step_by_step_deployment_runs_from_an_empty_folder() {
     let text = std::fs::read_to_string(repo_root().join("docs/deploying.md")).unwrap();
-    let start = text.find("\n## Step by step").expect("a step-by-step section");
+    let start = text
+        .find("\n## Step by step")
+        .expect("a step-by-step section");
     let section = &text[start + 1..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_casebook"))
@@ -168,7 +170,10 @@ fn every_step_by_step_deployment_runs_from_an_empty_folder() {
         let remote = fenced(part, "console");
         assert!(!local.is_empty(), "{host}: no commands to run locally");
         assert!(
-            local.iter().chain(&remote).any(|b| b.contains("casebook verify")),
+            local
+                .iter()
+                .chain(&remote)
+                .any(|b| b.contains("casebook verify")),
             "{host}: the path does not end with casebook verify"
         );
         let folder = tempfile::tempdir().unwrap();

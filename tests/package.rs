@@ -183,3 +183,182 @@ fn a_portable_signed_build_zips_into_one_file_that_unzips_opens_from_disk_and_ve
         .stderr_has("not portable")
         .stderr_has("--portable");
 }
+
+/// The `wacz` tool from PyPI (with warcio and cdxj-indexer, which it brings), or `None`
+/// with how to get it: `.ci/run` installs it into `target/pywacz`.
+fn pywacz() -> Option<std::path::PathBuf> {
+    let dir = repo_root().join("target/pywacz");
+    if dir.join("wacz").is_dir() {
+        return Some(dir);
+    }
+    let message = "wacz not found in target/pywacz: python3 -m pip install --target target/pywacz wacz==0.6.0";
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{message}; it must run under CI"
+    );
+    eprintln!("WACZ validation skipped: {message}");
+    None
+}
+
+/// Runs Python code with the `wacz` tool's packages; its success and what it printed.
+fn python(pythonpath: &Path, code: &str, args: &[&Path]) -> (bool, String) {
+    let out = Command::new("python3")
+        .args(["-c", code])
+        .args(args)
+        .env("PYTHONPATH", pythonpath)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+const WACZ_VALIDATE: &str =
+    "import sys\nfrom wacz.main import main\nsys.exit(main(['validate', '-f', sys.argv[1]]))";
+const WARCIO_CHECK: &str = "import sys\nfrom warcio.cli import main\nmain(['check', sys.argv[1]])";
+/// Replays every address of the index as a web-archive player does: reads the record at the
+/// index's offset and compares what it serves with the published file.
+const REPLAY: &str = r#"import sys, json
+from urllib.parse import unquote
+from warcio.archiveiterator import ArchiveIterator
+warc, index, site = sys.argv[1:4]
+base = 'https://example.org/'
+served = 0
+with open(warc, 'rb') as fh:
+    for line in open(index):
+        fields = json.loads(line.split(' ', 2)[2])
+        fh.seek(int(fields['offset']))
+        record = next(iter(ArchiveIterator(fh)))
+        url = record.rec_headers.get_header('WARC-Target-URI')
+        assert url == fields['url'], (url, fields)
+        if record.rec_type == 'revisit':
+            assert record.rec_headers.get_header('WARC-Refers-To-Target-URI') + 'index.html' == url
+            continue
+        assert record.rec_type == 'response' and record.http_headers.get_statuscode() == '200'
+        path = unquote(url[len(base):])
+        if path == '' or path.endswith('/'):
+            path += 'index.html'
+        body = record.content_stream().read()
+        assert body == open(site + '/' + path, 'rb').read(), url
+        served += 1
+print('served', served)
+"#;
+
+/// Indexes the WARC again, with the index writer the web-archiving tools use.
+const CDXJ_INDEX: &str = "import sys\nfrom cdxj_indexer.main import main\nmain([sys.argv[1]])";
+
+/// A CDXJ index as sorted (key, timestamp, fields) entries.
+fn cdxj(text: &str) -> Vec<(String, String, serde_json::Value)> {
+    let mut entries: Vec<_> = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let mut parts = l.splitn(3, ' ');
+            let key = parts.next().unwrap().to_string();
+            let ts = parts.next().unwrap().to_string();
+            let fields: serde_json::Value = serde_json::from_str(parts.next().unwrap()).unwrap();
+            (key, ts, fields)
+        })
+        .collect();
+    entries.sort_by(|a, b| (&a.0, &a.1, a.2.to_string()).cmp(&(&b.0, &b.1, b.2.to_string())));
+    entries
+}
+
+#[test]
+fn a_build_packs_into_a_wacz_that_the_web_archiving_tools_validate_index_and_replay() {
+    let (_keys, key, public_key) = keys(None);
+    let site = signed_site(&public_key);
+    sign(&site, &key, &["--release-label", "2026-12 web archive"]).success();
+    let out = tempfile::tempdir().unwrap();
+    let wacz = out.path().join("site.wacz");
+    let epoch = [("SOURCE_DATE_EPOCH", "1780000000")];
+    let pack = |to: &Path| {
+        casebook(
+            &[
+                "package",
+                site.public().to_str().unwrap(),
+                "--wacz",
+                to.to_str().unwrap(),
+            ],
+            &epoch,
+        )
+    };
+    pack(&wacz).success().stdout_has("WACZ ");
+
+    // The same build packs into the same bytes.
+    let again = out.path().join("again.wacz");
+    pack(&again).success();
+    assert!(std::fs::read(&wacz).unwrap() == std::fs::read(&again).unwrap());
+
+    // Its parts, and what they say.
+    let unpacked = out.path().join("unpacked");
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(&wacz).unwrap()).unwrap();
+    assert_eq!(
+        archive
+            .by_name("archive/data.warc.gz")
+            .unwrap()
+            .compression(),
+        zip::CompressionMethod::Stored,
+        "replay tools read WARC records from their offsets: the WARC must be stored"
+    );
+    archive.extract(&unpacked).unwrap();
+    let index = std::fs::read_to_string(unpacked.join("indexes/index.cdx")).unwrap();
+    let ours = cdxj(&index);
+    let manifest: serde_json::Value = serde_json::from_str(&site.file("manifest.json")).unwrap();
+    let home_and_case = ["org,example)/", "org,example)/cases/c-001"];
+    for key in home_and_case {
+        let entry = ours.iter().find(|e| e.0 == key).expect(key);
+        assert_eq!(entry.2["mime"], "text/html");
+        assert_eq!(entry.1, "20260528202640");
+    }
+    // Every published file is in the archive, at its address; every page also under index.html.
+    let pages = tree(&site.public())
+        .iter()
+        .filter(|(p, _)| p.ends_with("index.html"))
+        .count();
+    let files = tree(&site.public()).len();
+    assert_eq!(ours.len(), files + pages);
+    let photo = manifest["images"][0]["path"].as_str().unwrap();
+    assert!(ours.iter().any(
+        |e| e.2["url"] == format!("https://example.org/{photo}") && e.2["mime"] == "image/jpeg"
+    ));
+    let package: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(unpacked.join("datapackage.json")).unwrap())
+            .unwrap();
+    assert_eq!(package["wacz_version"], "1.1.1");
+    assert_eq!(package["mainPageURL"], "https://example.org/");
+    assert_eq!(package["casebook"]["merkleRoot"], manifest["merkle_root"]);
+    assert_eq!(package["casebook"]["publicKey"], public_key.as_str());
+    let listed = std::fs::read_to_string(unpacked.join("pages/pages.jsonl")).unwrap();
+    let first_page: serde_json::Value =
+        serde_json::from_str(listed.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(first_page["url"], "https://example.org/");
+
+    let Some(tools) = pywacz() else {
+        return;
+    };
+    let (valid, said) = python(&tools, WACZ_VALIDATE, &[&wacz]);
+    assert!(valid && said.contains("is valid"), "wacz validate: {said}");
+    let warc = unpacked.join("archive/data.warc.gz");
+    let (checked, said) = python(&tools, WARCIO_CHECK, &[&warc]);
+    assert!(checked, "warcio check (every record's digests): {said}");
+    let (indexed, said) = python(&tools, CDXJ_INDEX, &[&warc]);
+    assert!(indexed, "{said}");
+    assert_eq!(cdxj(&said), ours, "the index is not where the records are");
+    let index_file = unpacked.join("indexes/index.cdx");
+    let (replayed, said) = python(&tools, REPLAY, &[&warc, &index_file, &site.public()]);
+    assert!(replayed, "replay: {said}");
+    assert!(said.contains(&format!("served {files}")), "{said}");
+
+    // One byte changed inside the archive: the validator refuses it.
+    let mut bytes = std::fs::read(&wacz).unwrap();
+    let at = bytes.len() / 3;
+    bytes[at] ^= 0x01;
+    let changed = out.path().join("changed.wacz");
+    std::fs::write(&changed, bytes).unwrap();
+    let (valid, said) = python(&tools, WACZ_VALIDATE, &[&changed]);
+    assert!(!valid, "wacz validate accepted a changed byte: {said}");
+
+    pack(&wacz).failure(1).stderr_has("already exists");
+}

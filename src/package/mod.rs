@@ -1,6 +1,6 @@
 //! `casebook package`: a built site made into a BagIt 1.0 bag (RFC 8493), the packaging
-//! that archives validate on intake, or into one zip file of a `--portable` build, the
-//! offline copy. The site goes under `data/` as it is, so `casebook
+//! that archives validate on intake, into one zip file of a `--portable` build, the
+//! offline copy, or into a WACZ web archive (`wacz`) that web-archiving tools replay. The site goes under `data/` as it is, so `casebook
 //! verify` still passes there; the bag's own manifests give every file's SHA-256, and
 //! `bag-info.txt` carries what ties the bag to the release: its Merkle root, label, public
 //! key and signature file.
@@ -8,6 +8,10 @@
 //! The copy is checked before it is packed (`verify`, with the copy's own key when it has
 //! one), and each file is streamed into the bag, hashed as it is copied: a bag of any size
 //! holds one 64 KB buffer per thread.
+
+mod wacz;
+
+pub(crate) use wacz::wacz;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
