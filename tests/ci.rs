@@ -393,7 +393,10 @@ impl Runner {
         let workspace = self.checkout(site);
         let ws = workspace.path();
         for need in needs(&job["needs"]) {
-            for entry in std::fs::read_dir(self.dir("artifacts")).unwrap() {
+            for entry in std::fs::read_dir(self.dir("artifacts"))
+                .into_iter()
+                .flatten()
+            {
                 let entry = entry.unwrap();
                 if entry
                     .file_name()
