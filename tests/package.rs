@@ -58,7 +58,7 @@ fn a_signed_build_packs_into_a_bag_that_bagit_and_verify_accept_and_a_changed_by
     let public = site.public();
     package(&public, "--bag", &bag)
         .success()
-        .stdout_has("signed");
+        .stdout_has(", signed;");
 
     // The site byte for byte under data/, the manifests and the release in bag-info.txt.
     assert!(
@@ -144,7 +144,7 @@ fn a_portable_signed_build_zips_into_one_file_that_unzips_opens_from_disk_and_ve
     let zip = out.path().join("caesar-offline.zip");
     package(&portable, "--zip", &zip)
         .success()
-        .stdout_has("signed");
+        .stdout_has(", signed;");
 
     // Unzipped: one folder named like the zip, the site byte for byte, verifying with the
     // publisher's key, its links naming files so that it opens from disk.
