@@ -436,18 +436,12 @@ fn page_title(html: &str) -> Option<String> {
     let start = html.find("<title")?;
     let after = start + html[start..].find('>')? + 1;
     let end = after + html[after..].find("</title>")?;
-    let text = html[after..end]
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&#x27;", "'")
-        .replace("&amp;", "&");
-    Some(text.trim().to_string())
+    Some(crate::html::decode_entities(html[after..end].trim()))
 }
 
-/// The SURT form of a URL, as CDXJ indexes sort by: the host's labels reversed (without
-/// `www.` and a default port), then the path without its trailing slash, all lowercase.
+/// The SURT form of a URL, as CDXJ indexes sort by and replay tools look up: the host's
+/// labels reversed (without `www.` and a default port), then the path in its canonical
+/// escaping (see `canonical_path`) without its trailing slash, all lowercase.
 fn surt(url: &str) -> String {
     let lower = url.to_ascii_lowercase();
     let (scheme, rest) = lower.split_once("://").unwrap_or(("http", &lower));
@@ -464,11 +458,53 @@ fn surt(url: &str) -> String {
     } else {
         name.split('.').rev().collect::<Vec<_>>().join(",")
     };
-    let path = match path {
+    let path = canonical_path(path).to_ascii_lowercase();
+    let path = match path.as_str() {
         "" | "/" => "/",
         p => p.strip_suffix('/').unwrap_or(p),
     };
     format!("{reversed}{port}){path}")
+}
+
+/// A path as the SURT canonicalizer writes it, so that every spelling of one address has one
+/// key: escapes undone (repeatedly), then only bytes outside printable ASCII, `#` and `%`
+/// escaped again.
+fn canonical_path(path: &str) -> String {
+    let mut bytes = path.as_bytes().to_vec();
+    loop {
+        let decoded = percent_decoded(&bytes);
+        if decoded == bytes {
+            break;
+        }
+        bytes = decoded;
+    }
+    let mut out = String::with_capacity(bytes.len());
+    for byte in bytes {
+        if byte.is_ascii_graphic() && byte != b'#' && byte != b'%' {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+fn percent_decoded(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex_digit = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(high), Some(low)) = (hex_digit(bytes[i + 1]), hex_digit(bytes[i + 2])) {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
 }
 
 /// A writer that hashes and counts what passes through: a WACZ resource's SHA-256 and size.
@@ -531,6 +567,15 @@ mod tests {
             "org,example)/ar/%d8%a7"
         );
         assert_eq!(surt("http://127.0.0.1:8000/a/"), "127.0.0.1:8000)/a");
+        // Escapes as the SURT canonicalizer writes them: only what must be escaped, once.
+        assert_eq!(
+            surt("https://example.org/a%20b%2Bc~%D9%85%281%29.txt"),
+            "org,example)/a%20b+c~%d9%85(1).txt"
+        );
+        assert_eq!(
+            surt("https://example.org/100%2541%23x"),
+            "org,example)/100a%23x"
+        );
     }
 
     #[test]
