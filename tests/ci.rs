@@ -241,15 +241,26 @@ impl Runner {
                 Some(list) => list.iter().map(|v| v.to_string()).collect(),
                 None => vec![String::new()],
             };
+            let dir = workflow["defaults"]["run"]["working-directory"]
+                .as_str()
+                .unwrap_or(".");
             for shard in shards {
-                self.github_job(site, job, &shard, &run_id, &workflow["env"]);
+                self.github_job(site, job, &shard, &run_id, &workflow["env"], dir);
             }
             done.push(name);
         }
         self.dir("deployed")
     }
 
-    fn github_job(&mut self, site: &Path, job: &Value, shard: &str, run_id: &str, env: &Value) {
+    fn github_job(
+        &mut self,
+        site: &Path,
+        job: &Value,
+        shard: &str,
+        run_id: &str,
+        env: &Value,
+        workflow_dir: &str,
+    ) {
         let workspace = self.checkout(site);
         let ws = workspace.path();
         let temp = tempfile::tempdir().unwrap();
@@ -284,7 +295,7 @@ impl Runner {
         }
         vars.insert("RUNNER_TEMP".into(), temp.path().display().to_string());
         vars.insert("GITHUB_SHA".into(), "0123456789abcdef0123".into());
-        let mut save_cache = false;
+        let mut save_cache: Option<String> = None;
         for step in job["steps"].as_array().unwrap() {
             assert!(step.get("if").is_none(), "the test runs every step");
             let with = |key: &str| match &step["with"][key] {
@@ -298,11 +309,13 @@ impl Runner {
                     "actions/checkout" => {}
                     "actions/cache" | "actions/cache/restore" => {
                         let path = with("path").unwrap();
-                        if path == ".casebook-cache" {
+                        if !path.ends_with("bin/casebook") {
                             if self.dir("cache").exists() {
                                 copy_tree(&self.dir("cache"), &ws.join(&path));
                             }
-                            save_cache |= action == "actions/cache";
+                            if action == "actions/cache" {
+                                save_cache = Some(path);
+                            }
                         } else {
                             // casebook itself: here it is on PATH already.
                             assert!(path.ends_with("bin/casebook"), "{path}");
@@ -344,11 +357,12 @@ impl Runner {
                 step_vars.insert(k.clone(), expression(v.as_str().unwrap()));
             }
             let script = expression(step["run"].as_str().unwrap());
-            shell(&script, ws, &step_vars, &mut self.log);
+            let dir = ws.join(workflow_dir);
+            shell(&script, &dir, &step_vars, &mut self.log);
         }
-        if save_cache {
+        if let Some(path) = save_cache {
             let _ = std::fs::remove_dir_all(self.dir("cache"));
-            copy_tree(&ws.join(".casebook-cache"), &self.dir("cache"));
+            copy_tree(&ws.join(path), &self.dir("cache"));
         }
     }
 
@@ -664,6 +678,63 @@ fn the_gitlab_pipeline_run_step_by_step_publishes_a_verified_site() {
         |runner| runner.gitlab(site.root(), &pipeline),
         "Not signed: no CASEBOOK_SECRET_KEY",
     );
+}
+
+#[test]
+fn a_site_in_a_folder_of_its_repository_gets_its_pipelines_at_the_root_and_they_publish_it() {
+    let (Some(pythonpath), Some(linter)) = (check_jsonschema(), actionlint()) else {
+        return;
+    };
+    let repo = SiteTest::empty();
+    std::fs::create_dir(repo.root().join(".git")).unwrap();
+    let dir = repo.root().join("docs/archive");
+    copy_tree(new_site("none").root(), &dir);
+    let config = dir.join("casebook.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text + "\n[images]\ncache_dir = \"work/cache\"\n").unwrap();
+    for ci in ["github", "gitlab"] {
+        casebook(&["init", dir.to_str().unwrap(), "--ci", ci, "--shards", "2"])
+            .success()
+            .stdout_has("../../");
+    }
+    assert!(!dir.join(".github").exists() && !dir.join(".gitlab-ci.yml").exists());
+    let workflow_file = repo.root().join(".github/workflows/casebook.yml");
+    let pipeline_file = repo.root().join(".gitlab-ci.yml");
+    let ignored = std::fs::read_to_string(dir.join(".gitignore")).unwrap();
+    assert!(ignored.lines().any(|l| l == "/work/cache"), "{ignored}");
+    let (ok, said) = schema_check(&pythonpath, "vendor.github-workflows", &workflow_file);
+    assert!(ok, "{said}");
+    assert_eq!(
+        actionlint_findings(&linter, &workflow_file),
+        Vec::<Value>::new()
+    );
+    let (ok, said) = schema_check(&pythonpath, "vendor.gitlab-ci", &pipeline_file);
+    assert!(ok, "{said}");
+
+    let plain = SiteTest::empty();
+    copy_tree(&dir, plain.root());
+    plain.build().success();
+    let workflow = yaml(&pythonpath, &workflow_file);
+    let pipeline = yaml(&pythonpath, &pipeline_file);
+    for gitlab in [false, true] {
+        let mut runner = Runner::new();
+        let deployed = if gitlab {
+            runner.gitlab(repo.root(), &pipeline)
+        } else {
+            runner.github(repo.root(), &workflow)
+        };
+        assert_eq!(derived_by_shards(&runner.log), 3, "{}", runner.log);
+        let built = runner
+            .log
+            .lines()
+            .find(|l| l.starts_with("built "))
+            .unwrap();
+        assert!(
+            !built.contains("derived"),
+            "the final build derived: {built}"
+        );
+        assert_eq!(files(&deployed), files(&plain.public()), "gitlab: {gitlab}");
+    }
 }
 
 #[test]
