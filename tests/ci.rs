@@ -177,6 +177,7 @@ fn shell(script: &str, dir: &Path, env: &BTreeMap<String, String>, log: &mut Str
         .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
         .current_dir(dir)
         .env_remove("CASEBOOK_SIGNING_KEY")
+        .env_remove("CASEBOOK_SECRET_KEY")
         .env_remove("CASEBOOK_KEY_PASSWORD")
         .envs(env)
         .env("PATH", path)
@@ -278,6 +279,10 @@ impl Runner {
                     "runner.os" => "Linux".into(),
                     "github.run_id" => run_id.into(),
                     "steps.deployment.outputs.page_url" => String::new(),
+                    // A push to the default branch.
+                    n if n.starts_with("github.event_name != 'pull_request' && github.ref ==") => {
+                        "true".into()
+                    }
                     n if n.starts_with("hashFiles(") => "hash".into(),
                     n if n.starts_with("secrets.") => secrets
                         .get(&n["secrets.".len()..])
@@ -424,7 +429,7 @@ impl Runner {
         let caches = job.get("cache").unwrap_or(&default["cache"]);
         let caches: Vec<&Value> = caches.as_array().into_iter().flatten().collect();
         for cache in &caches {
-            let saved = self.dir("caches").join(cache["key"].as_str().unwrap());
+            let saved = self.dir("caches").join(cache_key(cache));
             if cache["policy"] != "push" && saved.exists() {
                 copy_tree(&saved, ws);
             }
@@ -464,7 +469,7 @@ impl Runner {
             if cache["policy"] == "pull" {
                 continue;
             }
-            let saved = self.dir("caches").join(cache["key"].as_str().unwrap());
+            let saved = self.dir("caches").join(cache_key(cache));
             for path in lines(&cache["paths"]) {
                 if ws.join(&path).exists() {
                     let _ = std::fs::remove_dir_all(saved.join(&path));
@@ -480,6 +485,14 @@ impl Runner {
             // GitLab's artifacts keep hidden files.
             upload(&ws.join(&path), &to, true);
         }
+    }
+}
+
+/// A GitLab cache's key: a name, or a prefix with the files whose contents renew it.
+fn cache_key(cache: &Value) -> String {
+    match &cache["key"] {
+        Value::String(key) => key.clone(),
+        key => format!("{}-{}", key["prefix"].as_str().unwrap(), key["files"]),
     }
 }
 
@@ -734,6 +747,106 @@ fn a_site_in_a_folder_of_its_repository_gets_its_pipelines_at_the_root_and_they_
             "the final build derived: {built}"
         );
         assert_eq!(files(&deployed), files(&plain.public()), "gitlab: {gitlab}");
+    }
+}
+
+/// Runs one pipeline step's shell text in `dir`; its success and what it printed.
+fn step(script: &str, dir: &Path, env: &[(&str, &str)]) -> (bool, String) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_casebook")).parent().unwrap();
+    let out = Command::new("bash")
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env_remove("CASEBOOK_SECRET_KEY")
+        .env_remove("CASEBOOK_KEY_PASSWORD")
+        .envs(env.iter().copied())
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn a_site_with_a_public_key_is_never_published_unsigned_but_is_built_unsigned_elsewhere() {
+    let Some(pythonpath) = check_jsonschema() else {
+        return;
+    };
+    let site = new_site("github");
+    casebook(&["init", site.root().to_str().unwrap(), "--ci", "gitlab"]).success();
+    let (keys, _) = key_secrets();
+    let public = std::fs::read_to_string(keys.path().join("casebook.pub")).unwrap();
+    let config = site.root().join("casebook.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let line = public.lines().nth(1).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\n[signing]\npublic_key = {line:?}\n"),
+    )
+    .unwrap();
+
+    let workflow = yaml(
+        &pythonpath,
+        &site.root().join(".github/workflows/casebook.yml"),
+    );
+    let build = workflow["jobs"]["site"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Build")
+        .unwrap()["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pipeline = yaml(&pythonpath, &site.root().join(".gitlab-ci.yml"));
+    let gitlab_build = pipeline["site"]["script"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .find(|l| l.contains("CASEBOOK_SECRET_KEY"))
+        .unwrap()
+        .to_string();
+    let temp = tempfile::tempdir().unwrap();
+    let temp_dir = temp.path().to_str().unwrap();
+    let github = |publishing: &str| {
+        step(
+            &build,
+            site.root(),
+            &[
+                ("PUBLISHING", publishing),
+                ("RUNNER_TEMP", temp_dir),
+                ("GITHUB_SHA", "0123456789abcdef"),
+            ],
+        )
+    };
+    let gitlab = |branch: &str| {
+        step(
+            &gitlab_build,
+            site.root(),
+            &[
+                ("CI_COMMIT_BRANCH", branch),
+                ("CI_DEFAULT_BRANCH", "main"),
+                ("CI_JOB_ID", "7"),
+                ("CI_COMMIT_SHORT_SHA", "01234567"),
+            ],
+        )
+    };
+    for (ok, said) in [github("true"), gitlab("main")] {
+        assert!(!ok, "published unsigned: {said}");
+        assert!(
+            said.contains("names a public key, so what is published must be signed"),
+            "{said}"
+        );
+        assert!(!site.public().exists(), "nothing is built");
+    }
+    for (ok, said) in [github("false"), gitlab("feature")] {
+        assert!(ok, "{said}");
+        assert!(said.contains("this build is not signed"), "{said}");
     }
 }
 

@@ -73,6 +73,12 @@ impl Layout {
         } else {
             parts.join("/")
         };
+        if !plain_path(&site_dir) {
+            return Err(Error::one(
+                Diagnostic::new(dir, format!("the site's folder `{site_dir}` (from the repository's root) has characters the pipeline's paths cannot carry"))
+                    .hint("name the folders from the repository's root to the site with letters, digits, `.`, `_` and `-` only"),
+            ));
+        }
         Ok(Layout {
             root,
             site_dir,
@@ -143,11 +149,11 @@ fn cache_dir(dir: &Path) -> Result<String> {
             std::path::Component::Normal(_) | std::path::Component::CurDir
         )
     });
-    if !inside || cache.contains('\\') || cache.trim_matches(['.', '/']).is_empty() {
+    if !inside || !plain_path(cache) || cache.trim_matches(['.', '/']).is_empty() {
         return Err(Error::one(
             Diagnostic::new(&config, format!("images.cache_dir: `{cache}` is not a folder inside the site"))
                 .field("images.cache_dir")
-                .hint("the CI pipeline keeps the image cache between runs and passes it between jobs, so it must be a folder below the site's: use the default, .casebook-cache"),
+                .hint("the CI pipeline keeps the image cache between runs and passes it between jobs, so it must be a folder below the site's, named with letters, digits, `.`, `_` and `-`: use the default, .casebook-cache"),
         ));
     }
     Ok(path
@@ -156,6 +162,12 @@ fn cache_dir(dir: &Path) -> Result<String> {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/"))
+}
+
+/// Whether a path can go into the pipeline's YAML and shell lines as it is, unquoted.
+fn plain_path(path: &str) -> bool {
+    path.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b))
 }
 
 /// The pipeline's text for `shards` parallel photograph jobs.
@@ -283,6 +295,8 @@ mod tests {
             (Some("../cache"), None),
             (Some("/var/cache/casebook"), None),
             (Some("."), None),
+            (Some("my cache"), None),
+            (Some("cache#1"), None),
         ] {
             let text = value.map_or(String::new(), |v| format!("[images]\ncache_dir = {v:?}\n"));
             std::fs::write(&config, text).unwrap();

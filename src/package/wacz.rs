@@ -329,6 +329,7 @@ fn file_records(
                     "WARC-Profile",
                     "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest".into(),
                 ),
+                ("WARC-Refers-To", record_id(&date, "response", &url)),
                 ("WARC-Refers-To-Target-URI", url.clone()),
                 ("WARC-Refers-To-Date", iso(date)),
                 ("WARC-Payload-Digest", digest.clone()),
@@ -440,7 +441,7 @@ fn page_title(html: &str) -> Option<String> {
 }
 
 /// The SURT form of a URL, as CDXJ indexes sort by and replay tools look up: the host's
-/// labels reversed (without `www.` and a default port), then the path in its canonical
+/// labels (or an IP address's numbers) reversed, without `www.` and a default port, then the path in its canonical
 /// escaping (see `canonical_path`) without its trailing slash, all lowercase.
 fn surt(url: &str) -> String {
     let lower = url.to_ascii_lowercase();
@@ -453,11 +454,8 @@ fn surt(url: &str) -> String {
     };
     let host = host.strip_prefix("www.").unwrap_or(host);
     let (name, port) = host.split_at(host.find(':').unwrap_or(host.len()));
-    let reversed = if name.parse::<std::net::Ipv4Addr>().is_ok() {
-        name.to_string()
-    } else {
-        name.split('.').rev().collect::<Vec<_>>().join(",")
-    };
+    // IP addresses too, as the SURT tools do by default.
+    let reversed = name.split('.').rev().collect::<Vec<_>>().join(",");
     let path = canonical_path(path).to_ascii_lowercase();
     let path = match path.as_str() {
         "" | "/" => "/",
@@ -566,7 +564,7 @@ mod tests {
             surt("https://example.org/ar/%D8%A7/"),
             "org,example)/ar/%d8%a7"
         );
-        assert_eq!(surt("http://127.0.0.1:8000/a/"), "127.0.0.1:8000)/a");
+        assert_eq!(surt("http://127.0.0.1:8000/a/"), "1,0,0,127:8000)/a");
         // Escapes as the SURT canonicalizer writes them: only what must be escaped, once.
         assert_eq!(
             surt("https://example.org/a%20b%2Bc~%D9%85%281%29.txt"),
