@@ -33,16 +33,18 @@ pub(crate) fn escape(s: &str) -> String {
 
 /// Decodes `%XX` escapes of a URL path (invalid escapes are kept as written).
 pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
+    String::from_utf8_lossy(&percent_decode_bytes(s.as_bytes())).into_owned()
+}
+
+/// Decodes `%XX` escapes (two hex digits; anything else is kept as written), byte for byte.
+pub(crate) fn percent_decode_bytes(bytes: &[u8]) -> Vec<u8> {
+    let hex_digit = |b: u8| (b as char).to_digit(16);
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            {
-                out.push(b);
+            if let (Some(high), Some(low)) = (hex_digit(bytes[i + 1]), hex_digit(bytes[i + 2])) {
+                out.push((high * 16 + low) as u8);
                 i += 3;
                 continue;
             }
@@ -50,7 +52,21 @@ pub fn percent_decode(s: &str) -> String {
         out.push(bytes[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
+}
+
+/// A `/`-separated path as a URL path: every byte but the unreserved ones (RFC 3986) and
+/// `/` percent-encoded.
+pub(crate) fn percent_encode_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// The common character references an attribute value may carry, decoded.

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{Run, SiteTest, copy_tree, repo_root};
+use crate::support::{Run, SiteTest, copy_tree, missing_tool, repo_root};
 
 /// A validator installed under `target/` by `.ci/run`; `None` (the test skipped, with how to
 /// install it) outside CI, a failure under CI.
@@ -19,12 +19,10 @@ fn tool(rel: &str, marker: &str, install: &str) -> Option<PathBuf> {
     if dir.join(marker).exists() {
         return Some(dir);
     }
-    let message = format!("{} not found: {install}", dir.join(marker).display());
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{message}; it must run under CI"
-    );
-    eprintln!("skipped: {message}");
+    missing_tool(&format!(
+        "{} not found: {install}",
+        dir.join(marker).display()
+    ));
     None
 }
 
@@ -101,15 +99,7 @@ fn yaml(pythonpath: &Path, file: &Path) -> Value {
 }
 
 fn casebook(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_casebook"))
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    crate::signing::casebook(args, &[])
 }
 
 /// `casebook init` into a new folder, with three photographs added to its example case.
@@ -165,14 +155,15 @@ fn upload(from: &Path, to: &Path, hidden: bool) {
     }
 }
 
-/// Runs a step's shell text the way the CI system does, failing the test on an error.
-fn shell(script: &str, dir: &Path, env: &BTreeMap<String, String>, log: &mut String) {
+/// Runs a step's shell text the way the CI system does (bash, `-eo pipefail`), in `dir`,
+/// with casebook on PATH and none of this process's signing variables; its success and
+/// what it printed.
+fn step<K, V>(script: &str, dir: &Path, env: impl IntoIterator<Item = (K, V)>) -> (bool, String)
+where
+    K: AsRef<std::ffi::OsStr>,
+    V: AsRef<std::ffi::OsStr>,
+{
     let bin = Path::new(env!("CARGO_BIN_EXE_casebook")).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let out = Command::new("bash")
         .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
         .current_dir(dir)
@@ -180,12 +171,26 @@ fn shell(script: &str, dir: &Path, env: &BTreeMap<String, String>, log: &mut Str
         .env_remove("CASEBOOK_SECRET_KEY")
         .env_remove("CASEBOOK_KEY_PASSWORD")
         .envs(env)
-        .env("PATH", path)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
         .output()
         .unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "step failed:\n{script}\n{said}");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// Runs a step as `step` does, failing the test on an error; adds its output to `log`.
+fn shell(script: &str, dir: &Path, env: &BTreeMap<String, String>, log: &mut String) {
+    let (ok, said) = step(script, dir, env);
+    assert!(ok, "step failed:\n{script}\n{said}");
     log.push_str(&said);
 }
 
@@ -750,27 +755,6 @@ fn a_site_in_a_folder_of_its_repository_gets_its_pipelines_at_the_root_and_they_
     }
 }
 
-/// Runs one pipeline step's shell text in `dir`; its success and what it printed.
-fn step(script: &str, dir: &Path, env: &[(&str, &str)]) -> (bool, String) {
-    let bin = Path::new(env!("CARGO_BIN_EXE_casebook")).parent().unwrap();
-    let out = Command::new("bash")
-        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
-        .current_dir(dir)
-        .env_remove("CASEBOOK_SECRET_KEY")
-        .env_remove("CASEBOOK_KEY_PASSWORD")
-        .envs(env.iter().copied())
-        .env(
-            "PATH",
-            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
-        )
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
-    )
-}
-
 #[test]
 fn a_site_with_a_public_key_is_never_published_unsigned_but_is_built_unsigned_elsewhere() {
     let Some(pythonpath) = check_jsonschema() else {
@@ -817,7 +801,7 @@ fn a_site_with_a_public_key_is_never_published_unsigned_but_is_built_unsigned_el
         step(
             &build,
             site.root(),
-            &[
+            [
                 ("PUBLISHING", publishing),
                 ("RUNNER_TEMP", temp_dir),
                 ("GITHUB_SHA", "0123456789abcdef"),
@@ -828,7 +812,7 @@ fn a_site_with_a_public_key_is_never_published_unsigned_but_is_built_unsigned_el
         step(
             &gitlab_build,
             site.root(),
-            &[
+            [
                 ("CI_COMMIT_BRANCH", branch),
                 ("CI_DEFAULT_BRANCH", "main"),
                 ("CI_JOB_ID", "7"),

@@ -44,12 +44,7 @@ fn build_with_fault(site: &SiteTest, fault: &str) -> (Run, bool) {
     let killed = std::os::unix::process::ExitStatusExt::signal(&out.status) == Some(9);
     #[cfg(not(unix))]
     let killed = false;
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    (run, killed)
+    (Run::from(out), killed)
 }
 
 /// How many fault points a build of `site` passes (it runs the build).

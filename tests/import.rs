@@ -9,17 +9,14 @@ const HEADER: &str = "case_id,number,branch,photographed,indicators,note,synthet
 
 /// Runs `casebook import ARGS` in the site folder, as a publisher would.
 fn import(site: &SiteTest, args: &[&str]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_casebook"))
-        .arg("import")
-        .args(args)
-        .current_dir(site.root())
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(
+        std::process::Command::new(env!("CARGO_BIN_EXE_casebook"))
+            .arg("import")
+            .args(args)
+            .current_dir(site.root())
+            .output()
+            .unwrap(),
+    )
 }
 
 fn content(site: &SiteTest) -> Vec<(String, Vec<u8>)> {

@@ -19,12 +19,7 @@ pub(crate) fn casebook(args: &[&str], env: &[(&str, &str)]) -> Run {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(cmd.output().unwrap())
 }
 
 /// A key pair outside the site: (folder, secret key file, public key line).

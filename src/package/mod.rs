@@ -120,12 +120,7 @@ pub(crate) fn bag(site: &Path, bag: &Path) -> Result<Packed> {
 /// `out`: the offline copy to hand on or put on a stick, opened from disk once unzipped.
 /// Its files sit in one folder named like the zip; the signature and key travel with them.
 pub(crate) fn zip(site: &Path, out: &Path) -> Result<Packed> {
-    if out.exists() {
-        return Err(Error::Diagnostics(vec![
-            Diagnostic::new(out, "the zip file already exists")
-                .hint("name a new file: a package is written once, whole"),
-        ]));
-    }
+    refuse_existing_file(out, "the zip file already exists")?;
     if !looks_portable(site)? {
         return Err(Error::Diagnostics(vec![
             Diagnostic::new(
@@ -141,13 +136,9 @@ pub(crate) fn zip(site: &Path, out: &Path) -> Result<Packed> {
         .file_stem()
         .map_or_else(|| "archive".into(), |s| s.to_string_lossy().into_owned());
     let partial = partial_path(out);
-    let file = std::fs::File::create(&partial).map_err(|e| Error::io(&partial, e))?;
-    let mut writer = zip::ZipWriter::new(std::io::BufWriter::new(file));
-    // Fixed times and modes, in path order: the same build zips into the same bytes.
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .last_modified_time(zip::DateTime::default())
-        .unix_permissions(0o644);
+    let mut writer = create_zip(&partial)?;
+    // In path order: the same build zips into the same bytes.
+    let options = fixed_zip_options();
     let zip_error = |e: zip::result::ZipError| Error::io(&partial, std::io::Error::other(e));
     let mut bytes = 0u64;
     for rel in &files {
@@ -157,20 +148,61 @@ pub(crate) fn zip(site: &Path, out: &Path) -> Result<Packed> {
         let mut input = std::fs::File::open(&from).map_err(|e| Error::io(&from, e))?;
         bytes += std::io::copy(&mut input, &mut writer).map_err(|e| Error::io(&from, e))?;
     }
-    writer
-        .finish()
-        .map_err(zip_error)?
-        .into_inner()
-        .map_err(|e| Error::io(&partial, e.into_error()))?
-        .sync_all()
-        .map_err(|e| Error::io(&partial, e))?;
-    std::fs::rename(&partial, out).map_err(|e| Error::io(out, e))?;
+    finish_zip(writer, &partial, out)?;
     Ok(Packed {
         files: files.len(),
         bytes,
         merkle_root: verified.merkle_root,
         signed: public_key.is_some(),
     })
+}
+
+type ZipFile = zip::ZipWriter<std::io::BufWriter<std::fs::File>>;
+
+/// A package file is written once, whole: an existing one is never replaced.
+fn refuse_existing_file(out: &Path, message: &str) -> Result<()> {
+    if out.exists() {
+        return Err(Error::Diagnostics(vec![
+            Diagnostic::new(out, message).hint("name a new file: a package is written once, whole"),
+        ]));
+    }
+    Ok(())
+}
+
+/// A zip being written at `partial` (`OUT.partial`, renamed by `finish_zip`).
+fn create_zip(partial: &Path) -> Result<ZipFile> {
+    let file = std::fs::File::create(partial).map_err(|e| Error::io(partial, e))?;
+    Ok(zip::ZipWriter::new(std::io::BufWriter::new(file)))
+}
+
+/// Deflated entries with fixed times and modes, so that the same files zip into the same
+/// bytes.
+fn fixed_zip_options() -> zip::write::SimpleFileOptions {
+    zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o644)
+}
+
+/// Writes the zip's directory, syncs it and renames it into place, so that a packing
+/// stopped half-way leaves nothing that looks like a package.
+fn finish_zip(writer: ZipFile, partial: &Path, out: &Path) -> Result<()> {
+    writer
+        .finish()
+        .map_err(|e| Error::io(partial, std::io::Error::other(e)))?
+        .into_inner()
+        .map_err(|e| Error::io(partial, e.into_error()))?
+        .sync_all()
+        .map_err(|e| Error::io(partial, e))?;
+    std::fs::rename(partial, out).map_err(|e| Error::io(out, e))
+}
+
+/// A payload path `/`-separated, whatever the platform's separator.
+fn slash_path(rel: &Path) -> String {
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Whether the home page's links to the site's own pages name files (`about/index.html`),
@@ -278,12 +310,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 /// A payload path as manifests write it: `/`-separated, with CR, LF and `%` percent-encoded
 /// (RFC 8493, 2.1.3).
 fn bag_path(rel: &Path) -> String {
-    let joined = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
-    joined
+    slash_path(rel)
         .replace('%', "%25")
         .replace('\n', "%0A")
         .replace('\r', "%0D")

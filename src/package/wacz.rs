@@ -19,7 +19,10 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::{Packed, check, partial_path, payload};
+use super::{
+    Packed, check, create_zip, finish_zip, fixed_zip_options, partial_path, payload,
+    refuse_existing_file, slash_path,
+};
 use crate::error::{Diagnostic, Error, Result};
 use crate::hashing::hex;
 
@@ -41,32 +44,24 @@ struct Indexed {
 /// Packs the built site in `site` (a build for a server, verified first) into a new WACZ
 /// file at `out`.
 pub(crate) fn wacz(site: &Path, out: &Path) -> Result<Packed> {
-    if out.exists() {
-        return Err(Error::Diagnostics(vec![
-            Diagnostic::new(out, "the WACZ file already exists")
-                .hint("name a new file: a package is written once, whole"),
-        ]));
-    }
+    refuse_existing_file(out, "the WACZ file already exists")?;
     let date = capture_date()?;
     let (verified, public_key) = check(site)?;
-    let base = base_url(site)?;
+    let home = site.join("index.html");
+    let home_html = std::fs::read_to_string(&home).map_err(|e| Error::io(&home, e))?;
+    let base = base_url(&home, &home_html)?;
     let files = payload(site);
 
     let partial = partial_path(out);
-    let file = std::fs::File::create(&partial).map_err(|e| Error::io(&partial, e))?;
-    let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
+    let mut zip = create_zip(&partial)?;
     let zip_error = |e: zip::result::ZipError| Error::io(&partial, std::io::Error::other(e));
     let io_error = |e: std::io::Error| Error::io(&partial, e);
     // The WARC is stored, not deflated (WACZ 1.1.1): replay tools read records from their
-    // offsets inside the zip. Fixed times: the same build packs into the same bytes.
-    let stored = zip::write::SimpleFileOptions::default()
+    // offsets inside the zip.
+    let deflated = fixed_zip_options();
+    let stored = deflated
         .compression_method(zip::CompressionMethod::Stored)
-        .last_modified_time(zip::DateTime::default())
-        .unix_permissions(0o644)
         .large_file(true);
-    let deflated = stored
-        .compression_method(zip::CompressionMethod::Deflated)
-        .large_file(false);
 
     let mut resources = Vec::new();
     zip.start_file(format!("archive/{WARC_NAME}"), stored)
@@ -88,7 +83,7 @@ pub(crate) fn wacz(site: &Path, out: &Path) -> Result<Packed> {
         info.push(format!("casebook-public-key: {}", key.to_base64()));
     }
     let body = info.join("\r\n") + "\r\n";
-    let warcinfo = record(
+    let warcinfo = gzip_record(
         &[
             ("WARC-Type", "warcinfo".into()),
             ("WARC-Date", iso(date)),
@@ -96,9 +91,9 @@ pub(crate) fn wacz(site: &Path, out: &Path) -> Result<Packed> {
             ("WARC-Record-ID", record_id(&date, "warcinfo", WARC_NAME)),
             ("Content-Type", "application/warc-fields".into()),
         ],
-        body.as_bytes(),
+        &[body.as_bytes()],
     );
-    warc.write_all(&gzip(&warcinfo)).map_err(io_error)?;
+    warc.write_all(&warcinfo).map_err(io_error)?;
 
     let mut indexed = Vec::new();
     let mut bytes = 0u64;
@@ -174,7 +169,7 @@ pub(crate) fn wacz(site: &Path, out: &Path) -> Result<Packed> {
         "wacz_version": "1.1.1",
         "software": format!("casebook {}", env!("CARGO_PKG_VERSION")),
         "created": iso(date),
-        "title": page_title(&std::fs::read_to_string(site.join("index.html")).unwrap_or_default()),
+        "title": page_title(&home_html),
         "mainPageURL": base,
         "mainPageDate": iso(date),
         "casebook": {
@@ -202,13 +197,7 @@ pub(crate) fn wacz(site: &Path, out: &Path) -> Result<Packed> {
             .as_bytes(),
     )
     .map_err(io_error)?;
-    zip.finish()
-        .map_err(zip_error)?
-        .into_inner()
-        .map_err(|e| Error::io(&partial, e.into_error()))?
-        .sync_all()
-        .map_err(io_error)?;
-    std::fs::rename(&partial, out).map_err(|e| Error::io(out, e))?;
+    finish_zip(zip, &partial, out)?;
     Ok(Packed {
         files: files.len(),
         bytes,
@@ -237,9 +226,7 @@ fn capture_date() -> Result<DateTime<Utc>> {
 
 /// The site's address: the home page's canonical link, which the build writes from
 /// `base_url`.
-fn base_url(site: &Path) -> Result<String> {
-    let home = site.join("index.html");
-    let html = std::fs::read_to_string(&home).map_err(|e| Error::io(&home, e))?;
+fn base_url(home: &Path, html: &str) -> Result<String> {
     let canonical = html.split("<link").skip(1).find_map(|tag| {
         let tag = &tag[..tag.find('>')?];
         if !tag.contains("rel=canonical") && !tag.contains("rel=\"canonical\"") {
@@ -255,7 +242,7 @@ fn base_url(site: &Path) -> Result<String> {
             Ok(if url.ends_with('/') { url } else { url + "/" })
         }
         _ => Err(Error::one(
-            Diagnostic::new(&home, "the home page has no canonical address, so the archive cannot say where its pages were")
+            Diagnostic::new(home, "the home page has no canonical address, so the archive cannot say where its pages were")
                 .hint("set base_url in casebook.toml and build again"),
         )),
     }
@@ -285,9 +272,12 @@ fn file_records(
         body.len()
     );
     let digest = format!("sha256:{}", hex(&Sha256::digest(&body)));
-    let mut block = http.clone().into_bytes();
-    block.extend_from_slice(&body);
-    let response = gzip(&record(
+    // The block is the HTTP head and the file, hashed and compressed as two pieces.
+    let block_digest = Sha256::new()
+        .chain_update(http.as_bytes())
+        .chain_update(&body)
+        .finalize();
+    let response = gzip_record(
         &[
             ("WARC-Type", "response".into()),
             ("WARC-Target-URI", url.clone()),
@@ -296,12 +286,12 @@ fn file_records(
             ("WARC-Payload-Digest", digest.clone()),
             (
                 "WARC-Block-Digest",
-                format!("sha256:{}", hex(&Sha256::digest(&block))),
+                format!("sha256:{}", hex(&block_digest)),
             ),
             ("Content-Type", "application/http; msgtype=response".into()),
         ],
-        &block,
-    ));
+        &[http.as_bytes(), &body],
+    );
     let title = if mime.starts_with("text/html") {
         page_title(&String::from_utf8_lossy(&body))
     } else {
@@ -319,7 +309,7 @@ fn file_records(
     }];
     let mut out = response;
     if is_page {
-        let revisit = gzip(&record(
+        let revisit = gzip_record(
             &[
                 ("WARC-Type", "revisit".into()),
                 ("WARC-Target-URI", file_url.clone()),
@@ -335,8 +325,8 @@ fn file_records(
                 ("WARC-Payload-Digest", digest.clone()),
                 ("Content-Type", "application/http; msgtype=response".into()),
             ],
-            http.as_bytes(),
-        ));
+            &[http.as_bytes()],
+        );
         entries.push(Indexed {
             url: file_url,
             mime: bare_mime,
@@ -351,25 +341,27 @@ fn file_records(
     Ok((out, entries, body.len() as u64))
 }
 
-/// A WARC/1.0 record: the named headers, then Content-Length, then the block.
-fn record(headers: &[(&str, String)], block: &[u8]) -> Vec<u8> {
-    let mut out = b"WARC/1.0\r\n".to_vec();
+/// A WARC/1.0 record (the named headers, then Content-Length, then the block, given in
+/// pieces) as one gzip member, with no file name and time 0: the same record compresses to
+/// the same bytes. The record is compressed whole, in one piece: deflate's output depends
+/// on how its input is cut.
+fn gzip_record(headers: &[(&str, String)], block: &[&[u8]]) -> Vec<u8> {
+    let length: usize = block.iter().map(|piece| piece.len()).sum();
+    let mut record = b"WARC/1.0\r\n".to_vec();
     for (name, value) in headers {
-        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+        record.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
     }
-    out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes());
-    out.extend_from_slice(block);
-    out.extend_from_slice(b"\r\n\r\n");
-    out
-}
-
-/// One gzip member (no file name, time 0: the same record compresses to the same bytes).
-fn gzip(data: &[u8]) -> Vec<u8> {
+    record.extend_from_slice(format!("Content-Length: {length}\r\n\r\n").as_bytes());
+    record.reserve(length + 4);
+    for piece in block {
+        record.extend_from_slice(piece);
+    }
+    record.extend_from_slice(b"\r\n\r\n");
     let mut encoder = flate2::write::GzEncoder::new(
-        Vec::with_capacity(data.len() / 2 + 64),
+        Vec::with_capacity(record.len() / 2 + 64),
         flate2::Compression::new(6),
     );
-    encoder.write_all(data).expect("writing to memory");
+    encoder.write_all(&record).expect("writing to memory");
     encoder.finish().expect("writing to memory")
 }
 
@@ -395,23 +387,9 @@ fn iso(date: DateTime<Utc>) -> String {
     date.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// A file's path as a URL path: `/`-separated, every byte outside the unreserved set and `/`
-/// percent-encoded.
+/// A file's path as a URL path.
 fn url_path(rel: &Path) -> String {
-    let joined = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
-    let mut out = String::new();
-    for byte in joined.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    crate::html::percent_encode_path(&slash_path(rel))
 }
 
 fn mime(rel: &Path) -> String {
@@ -470,7 +448,7 @@ fn surt(url: &str) -> String {
 fn canonical_path(path: &str) -> String {
     let mut bytes = path.as_bytes().to_vec();
     loop {
-        let decoded = percent_decoded(&bytes);
+        let decoded = crate::html::percent_decode_bytes(&bytes);
         if decoded == bytes {
             break;
         }
@@ -483,24 +461,6 @@ fn canonical_path(path: &str) -> String {
         } else {
             out.push_str(&format!("%{byte:02X}"));
         }
-    }
-    out
-}
-
-fn percent_decoded(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex_digit = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(high), Some(low)) = (hex_digit(bytes[i + 1]), hex_digit(bytes[i + 2])) {
-                out.push((high * 16 + low) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
     }
     out
 }

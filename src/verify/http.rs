@@ -48,20 +48,7 @@ impl Site {
 
     /// The URL of a site path (`cases/syn-0001/index.html`), each segment percent-encoded.
     pub(super) fn url(&self, path: &str) -> String {
-        let mut url = self.base.clone();
-        for (i, segment) in path.split('/').enumerate() {
-            if i > 0 {
-                url.push('/');
-            }
-            for b in segment.bytes() {
-                if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                    url.push(b as char);
-                } else {
-                    url.push_str(&format!("%{b:02X}"));
-                }
-            }
-        }
-        url
+        format!("{}{}", self.base, crate::html::percent_encode_path(path))
     }
 
     pub(super) fn fetch(&self, path: &str, limit: u64) -> Fetched {

@@ -24,6 +24,27 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// A tool from outside cargo is missing: under CI (where `.ci/run` installs it) the test
+/// fails; elsewhere it prints `message`, how to get the tool, and the caller skips.
+#[track_caller]
+pub fn missing_tool(message: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{message}; it must run under CI"
+    );
+    eprintln!("skipped: {message}");
+}
+
 impl Run {
     #[track_caller]
     pub fn success(&self) -> &Self {
@@ -184,12 +205,7 @@ impl SiteTest {
         if matches!(args.first(), Some(&"build") | Some(&"check")) {
             cmd.arg("--root").arg(self.root());
         }
-        let out = cmd.output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(cmd.output().unwrap())
     }
 
     pub fn build(&self) -> Run {
