@@ -425,7 +425,7 @@ fn a_leftover_pending_folder_from_an_older_casebook_is_cleared_with_one_line() {
     )
     .unwrap();
     let run = site.build();
-    run.success().stderr_has("note: ");
+    run.success().stderr_has("warning: ");
     assert!(entries(&site.public()) == old);
     assert!(!pending.exists());
 }
@@ -450,4 +450,162 @@ fn a_second_build_of_the_same_folder_at_once_is_refused() {
     drop(lock);
     site.build().success();
     assert!(entries(&site.public()) == new_tree());
+}
+
+/// Whether `dir` holds every path of `old` that `new` also has (as a file or folder).
+fn nothing_lost(
+    dir: &Path,
+    old: &BTreeMap<String, Option<Vec<u8>>>,
+    new: &BTreeMap<String, Option<Vec<u8>>>,
+) -> Vec<String> {
+    let now = entries(dir);
+    old.keys()
+        .filter(|p| new.contains_key(*p) && !now.contains_key(*p))
+        .cloned()
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn an_update_that_can_be_neither_completed_nor_undone_loses_nothing_when_built_again_before_the_fix()
+ {
+    // A build is killed part-way through its update; then the output's own folder becomes
+    // read-only, so the update can be neither completed nor undone. Building again before
+    // the cause is fixed must not lose a file; after the fix the output is a clean build's.
+    let counted = change(old_site());
+    let total = fault_points(&counted);
+    let new = new_tree();
+    let mut tried = 0;
+    for k in spread(total, 24) {
+        let site = old_site();
+        let old = entries(&site.public());
+        let site = change(site);
+        let (_, killed) = build_with_fault(&site, &format!("kill:{k}"));
+        let journal = site.root().join(".public.casebook-pending/journal");
+        if !killed || !journal.exists() {
+            continue;
+        }
+        let thaw = freeze(&site.public());
+        let first = site.build();
+        let second = site.build();
+        let third = site.build();
+        thaw();
+        if first.code == 0 {
+            // The update did not need the frozen folder: nothing to try at this point.
+            continue;
+        }
+        tried += 1;
+        for (n, run) in [(1, &first), (2, &second), (3, &third)] {
+            let lost = nothing_lost(&site.public(), &old, &new);
+            assert!(
+                lost.is_empty(),
+                "step {k}: build {n} before the fix lost {lost:?}\n{}",
+                run.stderr
+            );
+        }
+        site.build().success();
+        assert!(
+            entries(&site.public()) == new,
+            "step {k} of {total}: after the fix the output differs from a clean build"
+        );
+        site.build().success();
+        assert!(entries(&site.public()) == new);
+    }
+    assert!(
+        tried >= 3,
+        "only {tried} kill points left an update to finish"
+    );
+}
+
+/// The bytes a foreign journal of casebook's format would have (any seal: it cannot know
+/// this machine's).
+fn foreign_journal(removed: &[&str]) -> Vec<u8> {
+    let mut body = b"casebook-journal-4\n".to_vec();
+    for path in removed {
+        body.push(b'R');
+        body.extend_from_slice(&(path.len() as u32).to_le_bytes());
+        body.extend_from_slice(path.as_bytes());
+    }
+    let sum = xxhash_rust::xxh3::xxh3_128(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    body.extend_from_slice(&[0u8; 32]);
+    body
+}
+
+#[cfg(unix)]
+#[test]
+fn a_journal_that_came_with_the_site_deletes_nothing_outside_the_output() {
+    let site = old_site();
+    let outside = tempfile::tempdir().unwrap();
+    let sentinel = outside.path().join("precious.txt");
+    std::fs::write(&sentinel, "the builder's own file").unwrap();
+    std::fs::write(site.root().join("beside.txt"), "beside the output").unwrap();
+    // A symbolic link in the output to a folder outside it, and a journal naming `../x`,
+    // an absolute path and a path through the link: as a cloned repository could bring.
+    std::os::unix::fs::symlink(outside.path(), site.public().join("through")).unwrap();
+    let pending = site.root().join(".public.casebook-pending");
+    std::fs::create_dir_all(&pending).unwrap();
+    let abs = sentinel.to_string_lossy().into_owned();
+    std::fs::write(
+        pending.join("journal"),
+        foreign_journal(&["../beside.txt", &abs, "through/precious.txt"]),
+    )
+    .unwrap();
+    let before = entries(outside.path());
+    let run = site.build();
+    run.success().stderr_has("warning: ").stderr_has("journal");
+    assert_eq!(entries(outside.path()), before);
+    assert!(site.root().join("beside.txt").exists());
+    assert!(!pending.exists());
+    let fresh = SiteTest::fixture("minimal");
+    fresh.build().success();
+    std::fs::remove_file(site.public().join("through")).ok();
+    assert!(entries(&site.public()) == entries(&fresh.public()));
+}
+
+#[test]
+fn a_journal_is_never_applied_where_there_is_no_output_yet() {
+    let site = SiteTest::fixture("minimal");
+    let pending = site.root().join(".public.casebook-pending");
+    std::fs::create_dir_all(&pending).unwrap();
+    std::fs::write(site.root().join("keep.txt"), "kept").unwrap();
+    std::fs::write(pending.join("journal"), foreign_journal(&["../keep.txt"])).unwrap();
+    site.build().success().stderr_has("warning: ");
+    assert!(site.root().join("keep.txt").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_lock_that_is_a_link_creates_nothing_where_it_points() {
+    let site = SiteTest::fixture("minimal");
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("created-by-casebook");
+    std::os::unix::fs::symlink(&target, site.root().join(".public.casebook-lock")).unwrap();
+    site.build().success();
+    assert!(!target.exists());
+}
+
+#[test]
+fn an_output_named_through_dots_keeps_its_neighbours_outside_it() {
+    let site = old_site();
+    std::fs::create_dir_all(site.public().join("cases")).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_casebook"))
+        .args(["build", "--root"])
+        .arg(site.root())
+        .arg("--output")
+        .arg(site.public().join("cases/.."))
+        .output()
+        .unwrap();
+    Run::from(run).success();
+    let stray: Vec<_> = walkdir::WalkDir::new(site.public())
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".public.casebook-")
+        })
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
 }

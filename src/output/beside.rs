@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::journal::Journal;
 use super::record;
+use super::seal::Key;
 use crate::error::{Diagnostic, Error, Result};
 use crate::fault;
 
@@ -19,17 +20,22 @@ pub(super) struct Beside {
     trash: PathBuf,
     /// Locked by the build that may write the folder.
     lock: PathBuf,
+    /// The secret that seals this output's journals (`seal.rs`).
+    pub(super) key_file: PathBuf,
     /// Left by casebook 0.1's swap, which kept the previous site in `staging`.
     swap: PathBuf,
 }
 
 impl Beside {
+    /// The neighbours of `out` as the file system resolves it (through links and `..`):
+    /// `public/cases/..` has the neighbours of `public`, never folders inside the output.
     pub(super) fn of(out: &Path) -> Beside {
-        let parent = out
+        let real = crate::paths::resolved(out);
+        let parent = real
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let name = out
+        let name = real
             .file_name()
             .map_or("public".into(), |n| n.to_string_lossy().into_owned());
         let named = |what: &str| parent.join(format!(".{name}.casebook-{what}"));
@@ -38,8 +44,14 @@ impl Beside {
             pending: named("pending"),
             trash: named("trash"),
             lock: named("lock"),
+            key_file: named("key"),
             swap: named("swap"),
         }
+    }
+
+    /// The key that seals journals of `out`, made if there is none.
+    pub(super) fn key(&self, out: &Path) -> Option<Key> {
+        Key::of(&self.key_file, out)
     }
 
     /// Removes a pending folder whose update is done or dropped. It is renamed first, so
@@ -70,12 +82,21 @@ impl Lock {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
+        // Never through a link: one planted here would create a file wherever it points.
+        let open = || {
+            let mut options = std::fs::OpenOptions::new();
+            options.create(true).truncate(false).write(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+            options.open(&path)
+        };
+        let file = match open() {
+            Err(_) if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink()) => {
+                std::fs::remove_file(&path).and_then(|()| open())
+            }
+            r => r,
+        }
+        .map_err(|e| Error::io(&path, e))?;
         #[cfg(unix)]
         {
             use std::os::fd::AsRawFd;
@@ -105,73 +126,153 @@ pub(super) fn new_staging(staging: &Path) -> Result<()> {
     std::fs::create_dir_all(staging).map_err(|e| Error::io(staging, e))
 }
 
+/// What recovery did, or refused to do, before a build.
+#[derive(Debug)]
+pub(crate) enum Recovery {
+    /// A stopped build's update was completed or undone, or its leftovers removed.
+    Done(Diagnostic),
+    /// Something beside the output that casebook did not make here (a journal brought in
+    /// with the site, a link) was discarded without being followed.
+    Refused(Diagnostic),
+}
+
+impl Recovery {
+    /// The line that says what was done or refused.
+    #[cfg(test)]
+    pub(crate) fn diagnostic(&self) -> &Diagnostic {
+        match self {
+            Recovery::Done(d) | Recovery::Refused(d) => d,
+        }
+    }
+}
+
+/// Whether a real folder, not a link to one, is at `path`.
+fn is_real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+/// Whether anything, even a dangling link, is at `path`.
+fn is_there(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
 /// Puts `out` in order after a build that was stopped while writing it: an update stopped
 /// after its commit is completed (or undone, if it cannot be completed), and what a build
-/// stopped before its commit left beside the folder is removed. Returns a line for each
-/// thing it did; an error only if an update can be neither completed nor undone.
-pub(crate) fn recover(out: &Path, record_file: &Path) -> Result<Vec<Diagnostic>> {
+/// stopped before its commit left beside the folder is removed. Nothing beside the output
+/// is trusted: a journal is carried out only if this machine sealed it for this very
+/// folder and every entry stays inside it, and a link in place of a neighbour folder is
+/// removed, never followed. Returns a line for each thing it did or refused; an error only
+/// if an update can be neither completed nor undone.
+pub(crate) fn recover(out: &Path, record_file: &Path) -> Result<Vec<Recovery>> {
     let beside = Beside::of(out);
     let mut done = Vec::new();
     let _ = std::fs::remove_dir_all(&beside.trash);
-    if beside.swap.exists() {
+    for (path, what) in [
+        (&beside.swap, "swap"),
+        (&beside.pending, "pending"),
+        (&beside.staging, "staging"),
+    ] {
+        if is_there(path) && !is_real_dir(path) {
+            // remove_file takes a link itself away, whatever it points to.
+            std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+            done.push(Recovery::Refused(
+                Diagnostic::new(path, format!("casebook's {what} folder was not a folder (a link or a file); it was removed without being followed"))
+                    .hint("nothing outside the output folder was read or changed"),
+            ));
+        }
+    }
+    if is_real_dir(&beside.swap) {
         // Stopped in the middle of the old swap: the previous site is in `swap`.
-        if out.exists() {
+        if is_there(out) {
             remove_tree(&beside.swap)?;
         } else {
             std::fs::rename(&beside.swap, out).map_err(|e| Error::io(&beside.swap, e))?;
         }
     }
-    if beside.pending.exists() {
-        let note = match Journal::read(&beside.pending) {
-            Err(_) => {
-                "a build was stopped before it changed this folder; the files it had prepared were removed, the folder is as it was".to_string()
-            }
+    if is_real_dir(&beside.pending) {
+        let key = beside.key(out);
+        let journal_file = beside.pending.join(super::journal::FILE);
+        let note = match Journal::read(&beside.pending, key.as_ref()) {
+            Err(_) => Recovery::Done(Diagnostic::new(
+                out,
+                "a build was stopped before it changed this folder; the files it had prepared were removed, the folder is as it was",
+            )),
             Ok(None) => {
-                // Only a hand could damage a journal saved whole and renamed into place.
                 record::forget(record_file);
-                "a build was stopped while updating this folder and left a damaged journal; it was discarded, and this build compares every file with what it should hold".to_string()
+                Recovery::Refused(Diagnostic::new(&journal_file,
+                    "a journal of an unfinished update was found beside the output, but it is damaged or was not written by a build of this folder on this machine (it may have come with the site); it was discarded without being carried out")
+                    .hint("this build compares every file of the output with what it should hold, so the result is the same as a clean build"))
             }
-            Ok(Some(journal)) => match journal.apply(out, &beside.pending) {
-                Ok(()) => {
-                    record::drop_aside(record_file);
-                    format!(
-                        "a build was stopped while updating this folder; its update was completed ({} files written, {} removed)",
-                        journal.written.len(),
-                        journal.removed.len()
-                    )
+            Ok(Some(journal)) => match journal.refusal(out) {
+                Some(why) => {
+                    record::forget(record_file);
+                    Recovery::Refused(Diagnostic::new(&journal_file, format!(
+                        "a journal of an unfinished update was not carried out: {why}; it was discarded, and nothing outside the output folder was touched"))
+                        .hint("this build compares every file of the output with what it should hold, so the result is the same as a clean build"))
                 }
-                Err(cause) => match journal.undo(out, &beside.pending) {
-                    Ok(()) => {
-                        record::put_back(record_file);
-                        format!(
-                            "a build was stopped while updating this folder and its update could not be completed ({}); it was undone, the folder is as it was before that build",
-                            cause.to_string().trim_end()
-                        )
-                    }
-                    Err(undo) => {
-                        return Err(Error::one(
-                            Diagnostic::new(out, format!(
-                                "a build was stopped while updating this folder, and its update can be neither completed ({}) nor undone ({})",
-                                cause.to_string().trim_end(),
-                                undo.to_string().trim_end()
-                            ))
-                            .hint("fix the cause (a full disk, a folder made read-only) and build again: the update is kept in the .casebook-pending folder beside it until then"),
-                        ));
-                    }
-                },
+                None => Recovery::Done(carry_out(&journal, out, &beside, record_file)?),
             },
         };
         beside.discard_pending();
-        done.push(Diagnostic::new(out, note));
+        done.push(note);
     }
-    if beside.staging.exists() {
+    if is_real_dir(&beside.staging) {
         remove_tree(&beside.staging)?;
-        done.push(Diagnostic::new(
+        done.push(Recovery::Done(Diagnostic::new(
             &beside.staging,
             "removed the unfinished new site a stopped build left here",
-        ));
+        )));
     }
     Ok(done)
+}
+
+/// Completes a checked journal's update, or undoes it if it cannot be completed (or an
+/// undo had already begun). Returns what was done.
+fn carry_out(
+    journal: &Journal,
+    out: &Path,
+    beside: &Beside,
+    record_file: &Path,
+) -> Result<Diagnostic> {
+    let applied = if Journal::undoing(&beside.pending) {
+        Err(Error::one(Diagnostic::new(
+            out,
+            "an earlier build had begun to undo it",
+        )))
+    } else {
+        journal.apply(out, &beside.pending)
+    };
+    let cause = match applied {
+        Ok(()) => {
+            record::drop_aside(record_file);
+            return Ok(Diagnostic::new(
+                out,
+                format!(
+                    "a build was stopped while updating this folder; its update was completed ({} files written, {} removed)",
+                    journal.written.len(),
+                    journal.removed.len()
+                ),
+            ));
+        }
+        Err(cause) => cause,
+    };
+    match Journal::begin_undo(&beside.pending).and_then(|()| journal.undo(out, &beside.pending)) {
+        Ok(()) => {
+            record::put_back(record_file);
+            Ok(Diagnostic::new(out, format!(
+                "a build was stopped while updating this folder and its update could not be completed ({}); it was undone, the folder is as it was before that build",
+                cause.to_string().trim_end()
+            )))
+        }
+        Err(undo) => Err(Error::one(
+            Diagnostic::new(out, format!(
+                "a build was stopped while updating this folder, and its update can be neither completed ({}) nor undone ({})",
+                cause.to_string().trim_end(),
+                undo.to_string().trim_end()
+            ))
+            .hint("fix the cause (a full disk, a folder made read-only) and build again: the update is kept in the .casebook-pending folder beside it until then"),
+        )),
+    }
 }
 
 pub(super) fn remove_tree(dir: &Path) -> Result<()> {

@@ -21,46 +21,130 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use std::path::Component;
+
+use super::seal::Key;
 use super::write::{create_folder, folders_of};
 use crate::cache_file::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::fault;
 
-const MAGIC: &[u8] = b"casebook-journal-3\n";
+const MAGIC: &[u8] = b"casebook-journal-4\n";
 
 /// Where the journal is kept in the pending folder.
 pub(super) const FILE: &str = "journal";
 /// Where replaced and removed entries wait until the update is complete.
 const OLD: &str = "old";
+/// Present once an undo has begun: from then on the update is only ever undone, since
+/// undoing puts old files back over new ones that cannot be had again.
+const UNDOING: &str = "undoing";
+
+/// A new file of an update.
+#[derive(Debug, PartialEq)]
+pub(super) struct NewFile {
+    /// Its name in the pending folder.
+    pub(super) pending: String,
+    /// Its path in the output folder.
+    pub(super) path: String,
+    /// Whether a file was at `path` before the update: an undo never removes such a path,
+    /// whatever state it finds it in.
+    pub(super) replaces: bool,
+}
 
 /// What an in-place update does, saved before it starts so that it can be completed.
 #[derive(Debug, PartialEq)]
 pub(super) struct Journal {
     /// Files, stray entries and folders to remove, relative to the output folder.
     pub(super) removed: Vec<PathBuf>,
-    /// Pending file name -> output path.
-    pub(super) written: Vec<(String, String)>,
+    /// The new files.
+    pub(super) written: Vec<NewFile>,
     /// Folders the update makes, parents first.
     pub(super) created: Vec<String>,
 }
 
 impl Journal {
-    /// Saves the journal in `pending`: once this returns, the update is committed.
-    pub(super) fn commit(&self, pending: &Path) -> Result<()> {
+    /// Saves the journal in `pending`, sealed with `key`: once this returns, the update is
+    /// committed.
+    pub(super) fn commit(&self, pending: &Path, key: &Key) -> Result<()> {
         use std::io::Write as _;
         let file = pending.join(FILE);
         let draft = pending.join("journal.draft");
+        let mut bytes = self.to_bytes();
+        let seal = key.seal(&bytes);
+        bytes.extend_from_slice(&seal);
         fault::point("commit the journal")
             .and_then(|()| std::fs::File::create(&draft))
-            .and_then(|mut f| f.write_all(&self.to_bytes()).and_then(|()| f.sync_all()))
+            .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
             .and_then(|()| fault::point("rename the journal"))
             .and_then(|()| std::fs::rename(&draft, &file))
             .map_err(|e| Error::io(&file, e))
     }
 
-    /// Reads a saved journal; `None` when it is damaged or not one.
-    pub(super) fn read(pending: &Path) -> std::io::Result<Option<Journal>> {
-        std::fs::read(pending.join(FILE)).map(|bytes| Journal::parse(&bytes))
+    /// Reads a saved journal; `None` when it is damaged, not one, or not sealed with `key`
+    /// (it was not written by a build of this output on this machine).
+    pub(super) fn read(pending: &Path, key: Option<&Key>) -> std::io::Result<Option<Journal>> {
+        use std::io::Read as _;
+        let mut bytes = Vec::new();
+        super::seal::open_no_follow(&pending.join(FILE))?.read_to_end(&mut bytes)?;
+        Ok(key.and_then(|k| k.open(&bytes)).and_then(Journal::parse))
+    }
+
+    /// Why this journal must not be applied to or undone in `out`, if it must not: an entry
+    /// that is not a plain relative path, or whose way passes through a symbolic link, could
+    /// make recovery move or delete files outside the output. Checked before anything moves.
+    pub(super) fn refusal(&self, out: &Path) -> Option<String> {
+        if !std::fs::symlink_metadata(out).is_ok_and(|m| m.is_dir()) {
+            return Some(format!(
+                "the output folder {} is not a folder",
+                out.display()
+            ));
+        }
+        let paths = self
+            .removed
+            .iter()
+            .map(|p| (p.as_path(), false))
+            .chain(self.written.iter().map(|w| (Path::new(&w.path), false)))
+            .chain(self.created.iter().map(|c| (Path::new(c), true)));
+        for (path, itself) in paths {
+            if !is_plain(path) {
+                return Some(format!(
+                    "it names `{}`, which is not a path inside the output folder",
+                    path.display()
+                ));
+            }
+            if let Some(link) = link_on_the_way(out, path, itself) {
+                return Some(format!(
+                    "it names `{}`, whose way passes through the symbolic link `{}`",
+                    path.display(),
+                    link.display()
+                ));
+            }
+        }
+        for w in &self.written {
+            if !is_plain(Path::new(&w.pending)) || Path::new(&w.pending).components().count() != 1 {
+                return Some(format!(
+                    "it names the pending file `{}`, which is not a plain name",
+                    w.pending
+                ));
+            }
+        }
+        None
+    }
+
+    /// Whether an undo of this update has begun.
+    pub(super) fn undoing(pending: &Path) -> bool {
+        exists(&pending.join(UNDOING))
+    }
+
+    /// Notes, durably, that this update is being undone; without the note no undo starts.
+    pub(super) fn begin_undo(pending: &Path) -> Result<()> {
+        let marker = pending.join(UNDOING);
+        fault::point("mark the update as undone")
+            .and_then(|()| std::fs::File::create(&marker))
+            .and_then(|f| f.sync_all())
+            .and_then(|()| std::fs::File::open(pending))
+            .and_then(|dir| dir.sync_all())
+            .map_err(|e| Error::io(&marker, e))
     }
 
     /// Carries the update out; every step may be repeated after an interruption.
@@ -81,11 +165,11 @@ impl Journal {
             self.written
                 .par_iter()
                 .enumerate()
-                .filter(|(_, (_, path))| path.ends_with(".html") == pages)
-                .try_for_each(|(i, (name, path))| {
+                .filter(|(_, w)| w.path.ends_with(".html") == pages)
+                .try_for_each(|(i, w)| {
                     put_in_place(
-                        &pending.join(name),
-                        &out.join(path),
+                        &pending.join(&w.pending),
+                        &out.join(&w.path),
                         &old.join(format!("w{i}")),
                     )
                 })?;
@@ -110,16 +194,14 @@ impl Journal {
     /// interrupted or failed `apply` left it in.
     pub(super) fn undo(&self, out: &Path, pending: &Path) -> Result<()> {
         let old = pending.join(OLD);
-        self.written
-            .par_iter()
-            .enumerate()
-            .try_for_each(|(i, (name, path))| {
-                take_back(
-                    &pending.join(name),
-                    &out.join(path),
-                    &old.join(format!("w{i}")),
-                )
-            })?;
+        self.written.par_iter().enumerate().try_for_each(|(i, w)| {
+            take_back(
+                &pending.join(&w.pending),
+                &out.join(&w.path),
+                &old.join(format!("w{i}")),
+                w.replaces,
+            )
+        })?;
         for folder in self.created.iter().rev() {
             let path = out.join(folder);
             match fault::point("remove a made folder").and_then(|()| std::fs::remove_dir(&path)) {
@@ -150,7 +232,7 @@ impl Journal {
     /// Whether a removed entry stands where a new file or folder goes.
     fn in_the_way(&self) -> impl Fn(&Path) -> bool + Sync {
         let mut taken: rustc_hash::FxHashSet<&Path> =
-            self.written.iter().map(|(_, p)| Path::new(p)).collect();
+            self.written.iter().map(|w| Path::new(&w.path)).collect();
         taken.extend(self.created.iter().map(Path::new));
         move |p| taken.contains(p)
     }
@@ -173,10 +255,10 @@ impl Journal {
             w.raw(b"R");
             w.bytes(path.as_os_str().as_encoded_bytes());
         }
-        for (name, path) in &self.written {
-            w.raw(b"W");
-            w.bytes(name.as_bytes());
-            w.bytes(path.as_bytes());
+        for new in &self.written {
+            w.raw(if new.replaces { b"V" } else { b"W" });
+            w.bytes(new.pending.as_bytes());
+            w.bytes(new.path.as_bytes());
         }
         for folder in &self.created {
             w.raw(b"D");
@@ -196,7 +278,11 @@ impl Journal {
         while !r.is_empty() {
             match r.raw(1)? {
                 b"R" => journal.removed.push(PathBuf::from(os_string(r.bytes()?)?)),
-                b"W" => journal.written.push((r.string()?, r.string()?)),
+                tag @ (b"W" | b"V") => journal.written.push(NewFile {
+                    pending: r.string()?,
+                    path: r.string()?,
+                    replaces: tag == b"V",
+                }),
                 b"D" => journal.created.push(r.string()?),
                 _ => return None,
             }
@@ -214,6 +300,33 @@ pub(super) fn folders_to_make<'a>(
         .into_iter()
         .filter(|f| !existing.contains(f))
         .collect()
+}
+
+/// Whether `path` is relative and made of names only: no root, prefix, `.` or `..`.
+fn is_plain(path: &Path) -> bool {
+    path.components().next().is_some()
+        && path.components().all(|c| matches!(c, Component::Normal(_)))
+        && !path.as_os_str().as_encoded_bytes().contains(&b'\\')
+}
+
+/// The first symbolic link on the way from `out` to `rel` (its parents, and `rel` itself
+/// when `itself`), as the folder is now.
+fn link_on_the_way(out: &Path, rel: &Path, itself: bool) -> Option<PathBuf> {
+    let mut at = out.to_path_buf();
+    let count = rel.components().count();
+    for (i, part) in rel.components().enumerate() {
+        if i + 1 == count && !itself {
+            break;
+        }
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_symlink() => return Some(at),
+            Ok(m) if m.is_dir() => {}
+            // Missing, or a file: nothing below it can be reached through a link.
+            _ => break,
+        }
+    }
+    None
 }
 
 /// Whether anything, even a dangling link, is at `path`.
@@ -264,8 +377,10 @@ fn put_in_place(new: &Path, target: &Path, kept: &Path) -> Result<()> {
         .map_err(|e| Error::io(target, e))
 }
 
-/// Undoes `put_in_place`: the kept old file goes back, or a file that was new goes.
-fn take_back(new: &Path, target: &Path, kept: &Path) -> Result<()> {
+/// Undoes `put_in_place`: the kept old file goes back, or a file that was new goes. A path
+/// that held a file before the update is never removed: when neither the new file nor the
+/// kept copy is left, an earlier undo has already put the old file back.
+fn take_back(new: &Path, target: &Path, kept: &Path, replaces: bool) -> Result<()> {
     let moved_in = !exists(new);
     let outcome = if exists(kept) {
         if moved_in || !exists(target) {
@@ -273,7 +388,7 @@ fn take_back(new: &Path, target: &Path, kept: &Path) -> Result<()> {
         } else {
             Ok(())
         }
-    } else if moved_in {
+    } else if moved_in && !replaces {
         match fault::point("remove a new file").and_then(|()| std::fs::remove_file(target)) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             r => r,
@@ -305,8 +420,16 @@ mod tests {
         let journal = Journal {
             removed: vec![PathBuf::from("gone.txt"), PathBuf::from("a/x")],
             written: vec![
-                ("0".into(), "index.html".into()),
-                ("1".into(), "b/y".into()),
+                NewFile {
+                    pending: "0".into(),
+                    path: "index.html".into(),
+                    replaces: true,
+                },
+                NewFile {
+                    pending: "1".into(),
+                    path: "b/y".into(),
+                    replaces: false,
+                },
             ],
             created: vec!["b".into()],
         };

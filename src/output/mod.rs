@@ -8,13 +8,16 @@
 mod beside;
 mod journal;
 mod record;
+#[cfg(test)]
+mod recovery_tests;
+mod seal;
 mod stage;
 mod write;
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, Result};
-pub(crate) use beside::{Lock, recover};
+pub(crate) use beside::{Lock, Recovery, recover};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
 pub(crate) use stage::Stage;
 pub(crate) use write::write;

@@ -190,7 +190,11 @@ fn update<'a>(
                 .collect(),
             written: written
                 .iter()
-                .map(|&i| (i.to_string(), outputs[i].path.clone()))
+                .map(|&i| journal::NewFile {
+                    pending: i.to_string(),
+                    path: outputs[i].path.clone(),
+                    replaces: prior.files.contains_key(&outputs[i].path),
+                })
                 .collect(),
             created: journal::folders_to_make(written_paths, &prior.dirs),
         };
@@ -250,7 +254,14 @@ fn commit_and_apply(
     // No entry of the record may vouch for a file it no longer describes; if the update
     // is undone, the record is true again and is put back.
     record::set_aside(record_file);
-    if let Err(e) = journal.commit(&beside.pending) {
+    let committed = match beside.key(out) {
+        Some(key) => journal.commit(&beside.pending, &key),
+        None => Err(Error::io(
+            &beside.key_file,
+            std::io::Error::other("cannot keep the key that seals this folder's journal"),
+        )),
+    };
+    if let Err(e) = committed {
         record::put_back(record_file);
         beside.discard_pending();
         return Err(e);
@@ -261,7 +272,9 @@ fn commit_and_apply(
             beside.discard_pending();
             Ok(())
         }
-        Err(cause) => match journal.undo(out, &beside.pending) {
+        Err(cause) => match Journal::begin_undo(&beside.pending)
+            .and_then(|()| journal.undo(out, &beside.pending))
+        {
             Ok(()) => {
                 record::put_back(record_file);
                 beside.discard_pending();
@@ -587,6 +600,19 @@ mod tests {
         assert_eq!(after, pairs(&[("a.txt", "b"), ("index.html", "home")]));
     }
 
+    fn new_file(pending: &str, path: &str, replaces: bool) -> super::journal::NewFile {
+        super::journal::NewFile {
+            pending: pending.into(),
+            path: path.into(),
+            replaces,
+        }
+    }
+
+    /// The key this machine seals `out`'s journals with.
+    fn sealing(out: &Path) -> super::super::seal::Key {
+        Beside::of(out).key(out).unwrap()
+    }
+
     #[test]
     fn a_committed_update_is_completed_and_an_uncommitted_one_dropped() {
         let dir = tempfile::tempdir().unwrap();
@@ -607,7 +633,12 @@ mod tests {
         std::fs::write(pending.join("0"), "half").unwrap();
         let notes = recover(&out, &record).unwrap();
         assert_eq!(notes.len(), 1, "one line says what was done: {notes:?}");
-        assert!(notes[0].message.contains("the folder is as it was"));
+        assert!(
+            notes[0]
+                .diagnostic()
+                .message
+                .contains("the folder is as it was")
+        );
         assert!(!pending.exists());
         assert_eq!(contents(&out), old);
         // Stopped after it, with one rename done: the rest is done now.
@@ -617,14 +648,17 @@ mod tests {
         let journal = Journal {
             removed: vec![PathBuf::from("gone.txt"), PathBuf::from("a/x")],
             written: vec![
-                ("0".into(), "index.html".into()),
-                ("1".into(), "b/y".into()),
+                new_file("0", "index.html", true),
+                new_file("1", "b/y", false),
             ],
             created: vec!["b".into()],
         };
-        journal.commit(&pending).unwrap();
+        journal.commit(&pending, &sealing(&out)).unwrap();
         let notes = recover(&out, &record).unwrap();
-        assert!(notes[0].message.contains("was completed"), "{notes:?}");
+        assert!(
+            notes[0].diagnostic().message.contains("was completed"),
+            "{notes:?}"
+        );
         assert!(!pending.exists());
         assert_eq!(
             contents(&out),
@@ -657,17 +691,20 @@ mod tests {
         let journal = Journal {
             removed: vec![PathBuf::from("gone.txt"), PathBuf::from("a")],
             written: vec![
-                ("0".into(), "index.html".into()),
-                ("1".into(), "c/d/e".into()),
-                ("2".into(), "f/z".into()),
+                new_file("0", "index.html", true),
+                new_file("1", "c/d/e", false),
+                new_file("2", "f/z", false),
             ],
             created: vec!["c".into(), "c/d".into()],
         };
-        journal.commit(&pending).unwrap();
+        journal.commit(&pending, &sealing(&out)).unwrap();
         assert!(journal.apply(&out, &pending).is_err());
         assert_ne!(contents(&out), old, "the update began");
         let notes = recover(&out, &record).unwrap();
-        assert!(notes[0].message.contains("it was undone"), "{notes:?}");
+        assert!(
+            notes[0].diagnostic().message.contains("it was undone"),
+            "{notes:?}"
+        );
         assert_eq!(contents(&out), old);
         assert!(!pending.exists());
         assert!(!dir.path().join(".public.casebook-trash").exists());

@@ -41,7 +41,11 @@ impl Publishing {
         self.lock = Some(output::Lock::take(&self.out)?);
         let record = cache_file(config, output::RECORD_FILE);
         for done in output::recover(&self.out, &record)? {
-            Notices::tell(notices, Notice::Note(done));
+            let notice = match done {
+                output::Recovery::Done(d) => Notice::Note(d),
+                output::Recovery::Refused(d) => Notice::Warning(d),
+            };
+            Notices::tell(notices, notice);
         }
         let out = self.out.clone();
         Ok(std::thread::spawn(move || {
