@@ -3,12 +3,13 @@
 //! preview's files, in raw HTTP and in Chromium.
 
 use std::process::Command;
+use std::time::Duration;
 
 use casebook::serve::ServeOptions;
 
 use crate::serve::{interrupt_and_wait, spawn_serve, start, start_with};
 use crate::support::SiteTest;
-use crate::support::http::{Response, raw_request, request_with};
+use crate::support::http::{Response, exchange, raw_request, request_with};
 
 /// The page of a case whose narrative has these words.
 const CASE: (&str, &str) = ("/cases/syn-a/", "Marked emaciation");
@@ -48,17 +49,10 @@ fn foreign_names_are_refused_with_a_page_that_says_what_to_do() {
             "{page}"
         );
     }
-    // No Host at all, and a request line naming another host.
+    // No Host at all (a request line naming another host: `requests_that_could_be_read_two_ways_are_refused`).
     assert_refused(
         &raw_request(addr, &format!("GET {} HTTP/1.0\r\n\r\n", CASE.0)),
         "no Host",
-    );
-    assert_refused(
-        &raw_request(
-            addr,
-            "GET http://evil.example/cases/syn-a/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-        ),
-        "an absolute request line",
     );
     // This machine's own names, with the port or without.
     for host in [
@@ -265,5 +259,144 @@ fn browser_other_sites_cannot_read_the_preview() {
     let text = browser.eval("document.body.innerText");
     assert!(text.as_str().unwrap().contains(CASE.1));
     allowed.stop();
+    server.stop();
+}
+
+/// A server whose kept-alive connections stay open long past `exchange`'s wait, so that
+/// one the server closes is told from one it keeps.
+fn start_patient(site: &SiteTest) -> casebook::serve::Server {
+    start_with(
+        site,
+        ServeOptions {
+            header_timeout: Duration::from_secs(120),
+            idle_timeout: Duration::from_secs(120),
+            ..Default::default()
+        },
+        |_| {},
+    )
+}
+
+/// A request that reads the case, sent after a bad one on the same connection.
+const NEXT: &str = "GET /cases/syn-a/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+
+/// `bad` (with `NEXT` pipelined behind it) gets one 400, and the connection is closed
+/// before the request behind it is read (no request smuggled through).
+#[track_caller]
+fn assert_bad_request(addr: std::net::SocketAddr, bad: &str) {
+    let responses = exchange(addr, &format!("{bad}{NEXT}"), Duration::from_secs(5));
+    let statuses: Vec<u16> = responses.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [400], "{bad:?}");
+    let r = &responses[0];
+    assert!(!r.text().contains(CASE.1), "{bad:?} leaked the case");
+    assert_eq!(r.header("connection"), Some("close"), "{bad:?}");
+    assert!(
+        r.text().contains("casebook-refused"),
+        "{bad:?}: {}",
+        r.text()
+    );
+}
+
+#[test]
+fn requests_that_could_be_read_two_ways_are_refused() {
+    let site = SiteTest::fixture("search");
+    let server = start_patient(&site);
+    let addr = server.addr;
+    let port = addr.port();
+    let get = |headers: &str, body: &str| format!("GET {} HTTP/1.1\r\n{headers}\r\n{body}", CASE.0);
+    // Two Host headers, the same or different: which one would a proxy in front have read?
+    for (a, b) in [
+        ("localhost", "localhost"),
+        ("localhost", "evil.example"),
+        ("evil.example", "localhost"),
+        ("127.0.0.1", "localhost"),
+    ] {
+        assert_bad_request(addr, &get(&format!("Host: {a}\r\nHost: {b}\r\n"), ""));
+    }
+    // Content-Length and Transfer-Encoding together, in both orders, with bodies that one
+    // reading or the other takes for the start of a second request.
+    let smuggled = "GET /data/cases.json HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    for (headers, body) in [
+        (
+            "Host: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n".to_string(),
+            "0\r\n\r\n".to_string(),
+        ),
+        (
+            "Host: localhost\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n".to_string(),
+            "0\r\n\r\n".to_string(),
+        ),
+        (
+            "Host: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n".to_string(),
+            format!("0\r\n\r\n{smuggled}"),
+        ),
+        (
+            format!(
+                "Host: localhost\r\nTransfer-Encoding: chunked\r\nContent-Length: {}\r\n",
+                5 + smuggled.len()
+            ),
+            format!("0\r\n\r\n{smuggled}"),
+        ),
+    ] {
+        assert_bad_request(addr, &get(&headers, &body));
+        assert_bad_request(
+            addr,
+            &format!("POST /search/ HTTP/1.1\r\n{headers}\r\n{body}"),
+        );
+    }
+    // The preview reads no request body: a chunked one alone is refused the same way.
+    assert_bad_request(
+        addr,
+        &get(
+            "Host: localhost\r\nTransfer-Encoding: chunked\r\n",
+            "0\r\n\r\n",
+        ),
+    );
+    // An absolute request target is checked like the Host header: another host, another
+    // scheme or a user name in it is refused, whatever the Host header says.
+    for target in [
+        "http://evil.example/cases/syn-a/".to_string(),
+        format!("http://evil.example:{port}/cases/syn-a/"),
+        format!("http://localhost.evil.example:{port}/cases/syn-a/"),
+        format!("http://localhost:{port}@evil.example/cases/syn-a/"),
+        format!("http://evil.example@localhost:{port}/cases/syn-a/"),
+        format!("https://localhost:{port}/cases/syn-a/"),
+    ] {
+        for host in ["localhost".to_string(), format!("127.0.0.1:{port}")] {
+            assert_bad_request(
+                addr,
+                &format!("GET {target} HTTP/1.1\r\nHost: {host}\r\n\r\n"),
+            );
+        }
+    }
+    // This preview's own address in absolute form is served (RFC 9112, 3.2.2), and the
+    // Host header must still be one of its names.
+    for target in [
+        format!("http://127.0.0.1:{port}/cases/syn-a/"),
+        format!("http://localhost:{port}/cases/syn-a/"),
+        "http://localhost/cases/syn-a/".to_string(),
+    ] {
+        let r = raw_request(
+            addr,
+            &format!(
+                "GET {target} HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n"
+            ),
+        );
+        assert_eq!(r.status, 200, "{target}");
+        assert!(r.text().contains(CASE.1), "{target}");
+        assert_refused(
+            &raw_request(
+                addr,
+                &format!(
+                    "GET {target} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"
+                ),
+            ),
+            &format!("{target} with a foreign Host"),
+        );
+    }
+    // A plain request is answered, and the connection kept for the next one.
+    let plain = format!("GET {} HTTP/1.1\r\nHost: localhost\r\n\r\n{NEXT}", CASE.0);
+    let responses = exchange(addr, &plain, Duration::from_secs(20));
+    let statuses: Vec<u16> = responses.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [200, 200]);
+    assert!(responses.iter().all(|r| r.text().contains(CASE.1)));
     server.stop();
 }

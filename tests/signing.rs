@@ -645,6 +645,60 @@ fn a_folder_check_refuses_swapped_or_missing_proofs() {
 }
 
 #[test]
+fn a_url_check_refuses_swapped_or_missing_proofs() {
+    let (_keys, key, line) = keys(None);
+    let site = signed_site(&line);
+    sign(&site, &key, &[]).success();
+    let url = serve(&site.public());
+    verify(&url, &line, &[]).success();
+    casebook(&["verify", &url], &[]).success();
+    // Each swapped proof still leads to the signed root, but names another case.
+    let proofs = site.public().join("verify/proofs");
+    let (one, two) = (proofs.join("c-001.json"), proofs.join("c-002.json"));
+    let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    std::fs::write(&one, &b).unwrap();
+    std::fs::write(&two, &a).unwrap();
+    let proof_url = |case: &str| format!("{url}verify/proofs/{case}.json");
+    verify(&url, &line, &[])
+        .failure(1)
+        .stderr_has(&format!(
+            "{}: this file is the proof of case `c-002`, not of case `c-001`",
+            proof_url("c-001")
+        ))
+        .stderr_has(&format!(
+            "{}: this file is the proof of case `c-001`",
+            proof_url("c-002")
+        ));
+    casebook(&["verify", &url], &[])
+        .failure(1)
+        .stderr_has("not of case `c-001`");
+    std::fs::write(&one, &a).unwrap();
+    std::fs::write(&two, &b).unwrap();
+    verify(&url, &line, &[]).success();
+    // A proof that is gone, or broken, fails the whole check as it does in a folder.
+    std::fs::remove_file(&two).unwrap();
+    verify(&url, &line, &[])
+        .failure(1)
+        .stderr_has("missing: the Merkle proof of case `c-002`");
+    std::fs::write(&two, &b[..b.len() / 2]).unwrap();
+    verify(&url, &line, &[])
+        .failure(1)
+        .stderr_has(&format!("{}: not a Merkle proof", proof_url("c-002")));
+    std::fs::write(&two, &b).unwrap();
+    // So does a chunk list that does not lead to the root.
+    let chunks_path = site.public().join("verify/chunks.json");
+    let chunks_text = std::fs::read_to_string(&chunks_path).unwrap();
+    let mut chunks: serde_json::Value = serde_json::from_str(&chunks_text).unwrap();
+    chunks["chunks"][0] = serde_json::Value::from("1".repeat(64));
+    std::fs::write(&chunks_path, chunks.to_string()).unwrap();
+    verify(&url, &line, &[])
+        .failure(1)
+        .stderr_has(&format!("{url}verify/chunks.json"));
+    std::fs::write(&chunks_path, chunks_text).unwrap();
+    verify(&url, &line, &[]).success();
+}
+
+#[test]
 fn the_bundled_verify_page_says_whether_its_copy_is_signed() {
     let (_keys, key, line) = keys(None);
     let site = crate::support::bundled();

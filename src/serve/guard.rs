@@ -13,6 +13,14 @@
 //!   search/en/…js>` (the search index is scripts) with an allowed `Host`. Browsers say
 //!   where a request comes from (`Sec-Fetch-Site`, `Origin`): only navigations may come
 //!   from another site.
+//!
+//! And before those, a request that a proxy or tunnel in front could read another way than
+//! this server does gets 400 and its connection is closed, so nothing sent behind it on
+//! the connection is read (request smuggling): two `Host` headers, any
+//! `Transfer-Encoding` (hyper drops a `Content-Length` sent beside it, so the two together
+//! cannot be told from it alone; the preview reads no request body anyway), and an
+//! absolute request target (`GET http://host/ HTTP/1.1`) that is not plain `http` to one
+//! of the preview's own names.
 
 use std::net::IpAddr;
 
@@ -54,19 +62,16 @@ impl Hosts {
         headers: &HeaderMap,
         reached: IpAddr,
     ) -> Option<Refusal> {
-        let host = match uri.authority() {
-            // An absolute request target names the host itself (RFC 9112, 3.2.2).
-            Some(authority) => Some(authority.host().to_string()),
-            None => headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .map(str::to_string),
-        };
-        let Some(host) = host else {
-            return Some(Refusal::NoHost);
-        };
-        if !self.allows(&host, reached) {
-            return Some(Refusal::Host(host));
+        if let Some(why) = self.ambiguous(uri, headers, reached) {
+            return Some(Refusal::Ambiguous(why));
+        }
+        // An absolute request target, checked above, names the host itself (RFC 9112,
+        // 3.2.2); a Host header beside it must still be one of ours, so the two agree.
+        match headers.get(header::HOST).map(|h| h.to_str()) {
+            Some(Ok(host)) if self.allows(host, reached) => {}
+            Some(host) => return Some(Refusal::Host(host.unwrap_or_default().to_string())),
+            None if uri.authority().is_some() => {}
+            None => return Some(Refusal::NoHost),
         }
         let navigation = header_is(headers, "sec-fetch-mode", "navigate");
         let elsewhere = header_is(headers, "sec-fetch-site", "cross-site")
@@ -86,6 +91,34 @@ impl Hosts {
             }
         }
         None
+    }
+
+    /// Why a request could be read two ways, if it could.
+    fn ambiguous(&self, uri: &Uri, headers: &HeaderMap, reached: IpAddr) -> Option<String> {
+        if headers.get_all(header::HOST).iter().count() > 1 {
+            return Some("it has more than one <code>Host</code> header".into());
+        }
+        if headers.contains_key(header::TRANSFER_ENCODING) {
+            return Some(
+                "it has a <code>Transfer-Encoding</code> header, and the preview reads no \
+                 request body"
+                    .into(),
+            );
+        }
+        let authority = uri.authority()?;
+        let scheme = uri.scheme_str();
+        if scheme.is_some_and(|s| s != "http") || authority.as_str().contains('@') {
+            return Some(format!(
+                "its request line names <code>{}</code>, not this preview",
+                crate::html::escape(&uri.to_string())
+            ));
+        }
+        (!self.allows(authority.as_str(), reached)).then(|| {
+            format!(
+                "its request line names <code>{}</code>, which is not an address of this preview",
+                crate::html::escape(authority.as_str())
+            )
+        })
     }
 
     /// Whether `host` (as a `Host` header gives it, with or without a port) is served.
@@ -177,6 +210,9 @@ pub(super) enum Refusal {
     Host(String),
     /// A request made by a page of another site (its origin, as far as it is known).
     CrossSite(String),
+    /// A request that could be read two ways (why, as HTML): 400, and the connection
+    /// closed.
+    Ambiguous(String),
 }
 
 impl Refusal {
@@ -216,6 +252,14 @@ impl Refusal {
                     esc(origin)
                 ),
             ),
+            Refusal::Ambiguous(why) => (
+                "Bad request".to_string(),
+                format!(
+                    "<p>casebook serve does not answer this request: {why}. A proxy in \
+                     front of the preview could read such a request otherwise than the \
+                     preview does, so the connection is closed.</p>"
+                ),
+            ),
         };
         format!(
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -227,8 +271,18 @@ impl Refusal {
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        let mut response = (StatusCode::FORBIDDEN, self.page()).into_response();
+        let bad = matches!(self, Refusal::Ambiguous(_));
+        let status = if bad {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::FORBIDDEN
+        };
+        let mut response = (status, self.page()).into_response();
         let headers = response.headers_mut();
+        if bad {
+            // hyper then closes the connection once this is sent, unread bytes and all.
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/html; charset=utf-8"),
@@ -323,11 +377,63 @@ mod tests {
         let hosts = Hosts::default();
         let mut map = HeaderMap::new();
         map.insert(header::HOST, HeaderValue::from_static("localhost"));
-        let uri = Uri::from_static("http://evil.example/cases/");
+        for bad in [
+            "http://evil.example/cases/",
+            "http://localhost.evil.example:1111/",
+            "http://localhost@evil.example/",
+            "http://evil.example@localhost/",
+            "https://localhost/",
+            "ftp://localhost/",
+        ] {
+            let uri = Uri::from_static(bad);
+            assert!(
+                matches!(
+                    hosts.refuse(&Method::GET, &uri, &map, LOOP),
+                    Some(Refusal::Ambiguous(_))
+                ),
+                "{bad}"
+            );
+        }
+        for ok in [
+            "http://localhost:1111/cases/",
+            "http://[::1]/",
+            "http://127.0.0.1/",
+        ] {
+            let uri = Uri::from_static(ok);
+            assert_eq!(hosts.refuse(&Method::GET, &uri, &map, LOOP), None, "{ok}");
+            // With no Host header, the target's own name stands.
+            let none = HeaderMap::new();
+            assert_eq!(hosts.refuse(&Method::GET, &uri, &none, LOOP), None, "{ok}");
+        }
+        // Our own name in the target does not let a foreign Host header through.
+        map.insert(header::HOST, HeaderValue::from_static("evil.example"));
+        let uri = Uri::from_static("http://localhost/");
         assert!(matches!(
             hosts.refuse(&Method::GET, &uri, &map, LOOP),
             Some(Refusal::Host(h)) if h == "evil.example"
         ));
+    }
+
+    #[test]
+    fn two_hosts_or_a_transfer_encoding_are_bad_requests() {
+        let hosts = Hosts::default();
+        for headers in [
+            &[("host", "localhost"), ("host", "localhost")][..],
+            &[("host", "localhost"), ("host", "evil.example")],
+            &[("host", "localhost"), ("transfer-encoding", "chunked")],
+            &[
+                ("host", "localhost"),
+                ("transfer-encoding", "gzip, chunked"),
+            ],
+        ] {
+            assert!(
+                matches!(ask(&hosts, headers, LOOP), Some(Refusal::Ambiguous(_))),
+                "{headers:?}"
+            );
+        }
+        let r = Refusal::Ambiguous("x".into()).into_response();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(r.headers()[header::CONNECTION], "close");
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! `casebook verify`: checks a built, downloaded or mirrored copy of a site.
 //!
 //! In order: the signature of `manifest.json` (when a public key is given), then the
-//! Merkle root of the manifest's files, then every file (or, with `--case`, one case's
-//! files through its Merkle proof, without the manifest). A copy is read from a folder or
-//! fetched over HTTP(S). Every changed, missing or unlisted file is reported.
+//! Merkle root of the manifest's files, then every file and every case's proof
+//! (`proofs.rs`), or, with `--case`, one case's files through its Merkle proof, without
+//! the manifest. A copy is read from a folder or fetched over HTTP(S), and checked the same
+//! way but for what only a folder can show (files and proofs the manifest does not list).
+//! Every changed, missing or unlisted file is reported.
 
 mod http;
+mod proofs;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -16,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::error::{Diagnostic, Error, Result};
 use crate::hashing::hex;
 use crate::integrity::manifest::{FileRecord, MANIFEST, Manifest};
-use crate::integrity::merkle::{Chunks, Proof, Tree};
+use crate::integrity::merkle::{Proof, Tree};
 use crate::signing::{self, CHUNKS_FILE, PROOFS_DIR, PublicKey, Release, SIGNATURE_FILE};
 
 /// What to check.
@@ -229,9 +232,15 @@ fn verify_all(copy: &Copy, signed: Option<Signed>) -> Result<Verified> {
         .par_iter()
         .filter_map(|f| check_file(copy, f))
         .collect();
-    if let Copy::Dir(dir) = copy {
-        problems.extend(unlisted_and_proofs(dir, &manifest, &root));
-    }
+    let found = match copy {
+        Copy::Dir(dir) => {
+            let (unlisted, proofs) = unlisted(dir, &manifest);
+            problems.extend(unlisted);
+            proofs
+        }
+        Copy::Web(_) => Vec::new(),
+    };
+    problems.extend(proofs::check(copy, &manifest, &root, found));
     if !problems.is_empty() {
         problems.sort();
         return Err(Error::Diagnostics(problems));
@@ -307,9 +316,9 @@ fn check_file(copy: &Copy, f: &FileRecord) -> Option<Diagnostic> {
     }
 }
 
-/// Files in the folder the manifest does not list, and proofs (with the chunk list they go
-/// through) that do not lead to `root`.
-fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagnostic> {
+/// Files in the folder the manifest does not list, and the proof files it holds (for
+/// `proofs::check`).
+fn unlisted(dir: &Path, manifest: &Manifest) -> (Vec<Diagnostic>, Vec<String>) {
     let listed: BTreeSet<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
     let mut problems = Vec::new();
     let mut proofs = Vec::new();
@@ -327,126 +336,12 @@ fn unlisted_and_proofs(dir: &Path, manifest: &Manifest, root: &str) -> Vec<Diagn
             .to_string_lossy()
             .replace('\\', "/");
         if rel.starts_with(PROOFS_DIR) && rel.ends_with(".json") {
-            proofs.push(entry.into_path());
+            proofs.push(rel);
         } else if !signing::is_left_out(&rel) && !listed.contains(rel.as_str()) {
             problems.push(Diagnostic::new(entry.path(), "not listed in the manifest"));
         }
     }
-    if proofs.is_empty() && manifest.cases.is_empty() {
-        return problems;
-    }
-    let chunks_at = dir.join(CHUNKS_FILE);
-    let chunks = match read_chunks(&chunks_at, root) {
-        Ok(chunks) => chunks,
-        Err(m) => {
-            problems.push(Diagnostic::new(&chunks_at, m));
-            return problems;
-        }
-    };
-    problems.par_extend(proofs.par_iter().filter_map(|path| {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => return Some(Diagnostic::new(path, format!("cannot read: {e}"))),
-        };
-        let problem = match serde_json::from_slice::<Proof>(&bytes) {
-            Err(e) => format!("not a Merkle proof: {e}"),
-            Ok(proof) => {
-                // A visitor fetches `<id>.json` for case `<id>`: a proof of another case
-                // there (two proofs swapped) would vouch for the wrong files.
-                let named = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-                if named.as_deref() != Some(proof.case.as_str()) {
-                    format!(
-                        "this file is the proof of case `{}`, not of case `{}`",
-                        proof.case,
-                        named.unwrap_or_default()
-                    )
-                } else {
-                    match proof_problem(&proof, &chunks)
-                        .or_else(|| listed_differently(&proof, manifest))
-                    {
-                        None => return None,
-                        Some(m) => m,
-                    }
-                }
-            }
-        };
-        Some(Diagnostic::new(path, problem))
-    }));
-    // Every case the manifest lists has its proof, so any case can be checked alone.
-    let present: BTreeSet<String> = proofs
-        .iter()
-        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .collect();
-    problems.extend(
-        manifest
-            .cases
-            .iter()
-            .filter(|c| !present.contains(&c.case))
-            .map(|c| {
-                Diagnostic::new(
-                    dir.join(format!("{PROOFS_DIR}{}.json", c.case)),
-                    format!("missing: the Merkle proof of case `{}`", c.case),
-                )
-            }),
-    );
-    problems
-}
-
-/// The chunk list in a folder, if it leads to `root`.
-fn read_chunks(path: &Path, root: &str) -> std::result::Result<Chunks, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read the chunk list: {e}"))?;
-    parse_chunks(&bytes, root)
-}
-
-/// A chunk list, if it is one and leads to `root`.
-fn parse_chunks(bytes: &[u8], root: &str) -> std::result::Result<Chunks, String> {
-    let chunks: Chunks =
-        serde_json::from_slice(bytes).map_err(|e| format!("not a Merkle chunk list: {e}"))?;
-    match chunks.computed_root() {
-        Err(m) => Err(format!("the chunk list is broken: {m}")),
-        Ok(r) if r != root => Err(format!(
-            "the chunk list leads to the Merkle root {r}, not to {root}"
-        )),
-        Ok(_) => Ok(chunks),
-    }
-}
-
-/// Why a proof does not lead through `chunks` (already checked to lead to the root), if it
-/// does not.
-fn proof_problem(proof: &Proof, chunks: &Chunks) -> Option<String> {
-    let problem = proof.leads_into(chunks).err()?;
-    Some(format!("the proof is broken: {problem}"))
-}
-
-/// A proof that leads to the root lists what the manifest lists; this second look names
-/// the file, and pins the proof to the tree's size and to its case's record.
-fn listed_differently(proof: &Proof, manifest: &Manifest) -> Option<String> {
-    let leaves = manifest.files.len() + manifest.cases.len();
-    if proof.leaf_count != leaves {
-        return Some(format!(
-            "the proof counts {} leaves, the manifest {leaves}",
-            proof.leaf_count
-        ));
-    }
-    let record = proof
-        .case_index
-        .checked_sub(manifest.files.len())
-        .and_then(|i| manifest.cases.get(i));
-    if record.is_none_or(|r| r.case != proof.case) {
-        return Some(format!(
-            "the proof is not the manifest's proof of case `{}`",
-            proof.case
-        ));
-    }
-    proof.files.iter().find_map(|f| {
-        let record = manifest.files.get(f.index)?;
-        (record.path != f.path || record.sha256 != f.sha256 || record.size != f.size).then(|| {
-            format!(
-                "the proof's entry for {} differs from the manifest's",
-                f.path
-            )
-        })
-    })
+    (problems, proofs)
 }
 
 fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verified> {
@@ -456,7 +351,7 @@ fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verifi
             format!("`{case}` is not a case id"),
         )));
     }
-    let proof_path = format!("{PROOFS_DIR}{case}.json");
+    let proof_path = proofs::path_of(case);
     let at = copy.locate(&proof_path);
     let bytes = copy.required(
         &proof_path,
@@ -478,9 +373,9 @@ fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verifi
         PROOF_LIMIT,
         "no Merkle chunk list, which every proof leads through",
     )?;
-    let chunks = parse_chunks(&chunk_bytes, &root)
+    let chunks = proofs::parse_chunks(&chunk_bytes, &root)
         .map_err(|m| Error::one(Diagnostic::new(&chunks_at, m)))?;
-    if let Some(m) = proof_problem(&proof, &chunks) {
+    if let Some(m) = proofs::proof_problem(&proof, &chunks) {
         return Err(Error::one(Diagnostic::new(&at, m)));
     }
     if proof.case != case {

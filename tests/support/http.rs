@@ -61,7 +61,46 @@ pub fn raw_request(addr: SocketAddr, head: &str) -> Response {
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
         .expect("a full response");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut response = parse_head(&String::from_utf8_lossy(&raw[..split]));
+    response.body = raw[split + 4..].to_vec();
+    response
+}
+
+/// Sends `bytes` exactly as written on one connection (pipelined requests, bodies and all)
+/// and reads until the server closes it: every response it sent, in order. Panics if the
+/// connection is still open after `wait`, so a test can tell a closed connection from one
+/// kept alive.
+pub fn exchange(addr: SocketAddr, bytes: &str, wait: Duration) -> Vec<Response> {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(wait)).unwrap();
+    stream.write_all(bytes.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    if let Err(e) = stream.read_to_end(&mut raw) {
+        panic!(
+            "the connection did not close cleanly within {wait:?} ({e}); it had sent:\n{}",
+            String::from_utf8_lossy(&raw)
+        );
+    }
+    let mut responses = Vec::new();
+    let mut rest = &raw[..];
+    while !rest.is_empty() {
+        let split = rest
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a full response head");
+        let mut response = parse_head(&String::from_utf8_lossy(&rest[..split]));
+        let body = &rest[split + 4..];
+        let length = response
+            .header("content-length")
+            .map_or(body.len(), |l| l.parse::<usize>().unwrap().min(body.len()));
+        response.body = body[..length].to_vec();
+        rest = &body[length..];
+        responses.push(response);
+    }
+    responses
+}
+
+fn parse_head(head: &str) -> Response {
     let mut lines = head.lines();
     let status = lines
         .next()
@@ -78,7 +117,7 @@ pub fn raw_request(addr: SocketAddr, head: &str) -> Response {
     Response {
         status,
         headers,
-        body: raw[split + 4..].to_vec(),
+        body: Vec::new(),
     }
 }
 
