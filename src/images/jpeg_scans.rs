@@ -145,7 +145,9 @@ impl Bits<'_> {
     fn decode(&mut self, t: &Table) -> Result<u8, String> {
         self.fill();
         let Some(&(len, symbol)) = t.fast.get((self.acc >> 55) as usize) else {
-            return Err(damaged("a scan uses a Huffman table the file does not define"));
+            return Err(damaged(
+                "a scan uses a Huffman table the file does not define",
+            ));
         };
         if len > 0 {
             self.consume(u32::from(len));
@@ -183,7 +185,7 @@ impl Bits<'_> {
 /// Where the next marker from `at` is (past stuffed bytes, fill bytes and stray bytes), or
 /// the end of the file.
 fn next_marker(bytes: &[u8], mut at: usize) -> usize {
-    while at + 1 < bytes.len() && !(bytes[at] == 0xFF && !matches!(bytes[at + 1], 0x00 | 0xFF)) {
+    while at + 1 < bytes.len() && (bytes[at] != 0xFF || matches!(bytes[at + 1], 0x00 | 0xFF)) {
         at += 1;
     }
     at
@@ -230,7 +232,6 @@ const AC_SYMBOLS: [[u8; 162]; 2] = [[
     0xE2, 0xE3, 0xE4, 0xE5, 0xE6, 0xE7, 0xE8, 0xE9, 0xEA, 0xF2, 0xF3, 0xF4, 0xF5, 0xF6, 0xF7, 0xF8,
     0xF9, 0xFA,
 ]];
-
 
 /// One scan: its components (index into the frame, DC table, AC table) and band.
 struct Scan {
@@ -279,7 +280,7 @@ pub(super) fn check(bytes: &[u8]) -> Result<(), String> {
         };
         at += len.max(2);
         match marker {
-            0xC0 | 0xC1 | 0xC2 => frame = Some(read_frame(segment, marker == 0xC2)?),
+            0xC0..=0xC2 => frame = Some(read_frame(segment, marker == 0xC2)?),
             // Arithmetic, lossless or hierarchical coding: the decoders refuse those.
             0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return Ok(()),
             0xC4 => read_tables(segment, &mut dc, &mut ac)?,
@@ -339,7 +340,10 @@ fn read_frame(s: &[u8], progressive: bool) -> Result<Frame, String> {
             (s[6 + 3 * i], usize::from(b >> 4), usize::from(b & 15))
         })
         .collect();
-    if sampling.iter().any(|&(_, h, v)| !(1..=4).contains(&h) || !(1..=4).contains(&v)) {
+    if sampling
+        .iter()
+        .any(|&(_, h, v)| !(1..=4).contains(&h) || !(1..=4).contains(&v))
+    {
         return Err(damaged("a sampling factor out of range"));
     }
     let hmax = sampling.iter().map(|c| c.1).max().unwrap_or(1);
@@ -352,7 +356,10 @@ fn read_frame(s: &[u8], progressive: bool) -> Result<Frame, String> {
             h: ch,
             v: cv,
             grid: (mcus.0 * ch, mcus.1 * cv),
-            own: ((w * ch).div_ceil(hmax).div_ceil(8), (h * cv).div_ceil(vmax).div_ceil(8)),
+            own: (
+                (w * ch).div_ceil(hmax).div_ceil(8),
+                (h * cv).div_ceil(vmax).div_ceil(8),
+            ),
             nonzero: Vec::new(),
             reached: [None; 64],
         })
@@ -369,7 +376,9 @@ fn read_tables(mut s: &[u8], dc: &mut [Table], ac: &mut [Table]) -> Result<(), S
         let (class, id) = (s[0] >> 4, usize::from(s[0] & 15));
         let counts = &s[1..17];
         let total: usize = counts.iter().map(|&c| usize::from(c)).sum();
-        let symbols = s.get(17..17 + total).ok_or_else(|| damaged("a short Huffman table"))?;
+        let symbols = s
+            .get(17..17 + total)
+            .ok_or_else(|| damaged("a short Huffman table"))?;
         let table = Table::new(counts, symbols);
         match (class, id) {
             (0, 0..=3) => dc[id] = table,
@@ -392,7 +401,11 @@ fn read_scan(s: &[u8], frame: &Frame) -> Result<Scan, String> {
             let tables = s[2 + 2 * i];
             let c = frame.components.iter().position(|c| c.id == id);
             let c = c.ok_or_else(|| damaged("a scan of a component the frame lacks"))?;
-            Ok((c, usize::from(tables >> 4) & 3, usize::from(tables & 15) & 3))
+            Ok((
+                c,
+                usize::from(tables >> 4) & 3,
+                usize::from(tables & 15) & 3,
+            ))
         })
         .collect::<Result<Vec<_>, String>>()?;
     let tail = &s[1 + 2 * n..];
@@ -447,11 +460,23 @@ fn walk(
         let (ux, uy) = (unit % across, unit / across);
         for &(c, td, ta) in &scan.components {
             let comp = &mut frame.components[c];
-            let (bh, bv) = if interleaved { (comp.h, comp.v) } else { (1, 1) };
+            let (bh, bv) = if interleaved {
+                (comp.h, comp.v)
+            } else {
+                (1, 1)
+            };
             for by in 0..bv {
                 for bx in 0..bh {
                     let block = (uy * bv + by) * comp.grid.0 + ux * bh + bx;
-                    block_data(frame.progressive, scan, comp, block, (&dc[td], &ac[ta]), &mut eobrun, bits)?;
+                    block_data(
+                        frame.progressive,
+                        scan,
+                        comp,
+                        block,
+                        (&dc[td], &ac[ta]),
+                        &mut eobrun,
+                        bits,
+                    )?;
                 }
             }
         }
@@ -508,7 +533,10 @@ fn block_data(
         }
         return Ok(());
     }
-    let nonzero = comp.nonzero.get_mut(block).ok_or_else(|| damaged("a block outside the frame"))?;
+    let nonzero = comp
+        .nonzero
+        .get_mut(block)
+        .ok_or_else(|| damaged("a block outside the frame"))?;
     let band = scan.ss..=scan.se;
     if scan.ah == 0 {
         if *eobrun > 0 {

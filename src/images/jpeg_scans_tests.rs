@@ -22,7 +22,11 @@ fn encode(img: &RgbImage, progressive: bool, sampling: SamplingFactor, restart: 
 }
 
 fn fixture(path: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read(format!(
+        "{}/tests/fixtures/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 const PROGRESSIVE: [&str; 3] = [
@@ -74,11 +78,15 @@ fn whole_jpegs_of_every_kind_pass() {
             .unwrap();
         assert_eq!(check(&grey), Ok(()));
         let mut by_image = std::io::Cursor::new(Vec::new());
-        img.write_to(&mut by_image, image::ImageFormat::Jpeg).unwrap();
+        img.write_to(&mut by_image, image::ImageFormat::Jpeg)
+            .unwrap();
         assert_eq!(check(by_image.get_ref()), Ok(()));
     }
     for dir in ["cameras", "gps", "odd-metadata", "orientation", "xmp"] {
-        let path = format!("{}/tests/fixtures/photos-real/{dir}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/tests/fixtures/photos-real/{dir}",
+            env!("CARGO_MANIFEST_DIR")
+        );
         for entry in std::fs::read_dir(path).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "jpg") {
@@ -99,7 +107,10 @@ fn a_frame_taller_than_its_scan_is_refused() {
     let mut taller = bytes.clone();
     taller[sof + 5..sof + 7].copy_from_slice(&96u16.to_be_bytes());
     let err = check(&taller).unwrap_err();
-    assert!(err.contains("ends before the picture does (at block row 4 of 6)"), "{err}");
+    assert!(
+        err.contains("ends before the picture does (at block row 4 of 6)"),
+        "{err}"
+    );
 }
 
 #[test]
