@@ -808,7 +808,27 @@ fn truncated_sources_of_every_format_are_located_errors() {
     // A JPEG cut short, then given back its end marker: decoders pad the missing rows.
     let mut jpeg_end_restored = jpeg[..jpeg.len() * 6 / 10].to_vec();
     jpeg_end_restored.extend_from_slice(&[0xFF, 0xD9]);
-    let mut sources = vec![("cut-and-closed.jpg", jpeg_end_restored)];
+    // A frame taller than its scan, and a progressive JPEG without its last scan, closed.
+    let mut taller = jpeg.clone();
+    let sof = taller.windows(2).position(|m| m == [0xFF, 0xC0]).unwrap();
+    taller[sof + 5..sof + 7].copy_from_slice(&360u16.to_be_bytes());
+    let mut progressive = Vec::new();
+    let mut encoder = jpeg_encoder::Encoder::new(&mut progressive, 90);
+    encoder.set_progressive(true);
+    encoder
+        .encode(img.as_raw(), 240, 180, jpeg_encoder::ColorType::Rgb)
+        .unwrap();
+    let last_scan = progressive
+        .windows(2)
+        .rposition(|m| m == [0xFF, 0xDA])
+        .unwrap();
+    let mut scans_left_out = progressive[..last_scan].to_vec();
+    scans_left_out.extend_from_slice(&[0xFF, 0xD9]);
+    let mut sources = vec![
+        ("cut-and-closed.jpg", jpeg_end_restored),
+        ("taller.jpg", taller),
+        ("scans-left-out.jpg", scans_left_out),
+    ];
     for (name, format) in [
         ("cut.jpg", image::ImageFormat::Jpeg),
         ("cut.png", image::ImageFormat::Png),

@@ -38,13 +38,30 @@ pub(super) struct Stored {
     pub(super) full: (u32, u32),
 }
 
+/// How a source's decoder holds more than its decoded pixels (measured per format in
+/// `peak_tests.rs`).
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// Component planes before colour conversion (one byte a sample) and, progressive,
+    /// every coefficient (two bytes each, 64 per block) plus `jpeg_scans`'s bit per one.
+    Jpeg {
+        components: u64,
+        progressive: bool,
+    },
+    /// The TIFF decoder decodes into a buffer of its own, then copies it.
+    Tiff,
+    /// The WebP decoder decodes into four bytes a pixel, then converts.
+    WebP,
+    Other,
+}
+
 /// What deriving from a source of `file_len` bytes, `w`x`h` pixels of `color`, holds at
-/// its peak: the file (twice for a JPEG: `image`'s decoder copies it), the decoded pixels, an
-/// 8-bit RGB copy unless they already are that, and the largest size with the buffers its
-/// resize and encoding use.
+/// its peak: the file (twice for a JPEG: `image`'s decoder copies it), the decoded pixels,
+/// what the format's decoder holds beside them (`Kind`), an 8-bit RGB copy unless they
+/// already are that, and the largest size with the buffers its resize and encoding use.
 fn peak(
     file_len: u64,
-    jpeg: bool,
+    kind: Kind,
     (w, h): (u32, u32),
     color: ColorType,
     config: &ImageConfig,
@@ -56,10 +73,32 @@ fn peak(
     } else {
         pixels * 3
     };
+    let beside = match kind {
+        Kind::Jpeg {
+            components,
+            progressive,
+        } => {
+            // Planes and coefficients are padded to whole blocks of 16 pixels at most.
+            let padded = u64::from(w.div_ceil(16) * 16) * u64::from(h.div_ceil(16) * 16);
+            let coefficients = if progressive {
+                padded * components * 2
+            } else {
+                0
+            };
+            padded * components + coefficients + super::jpeg_scans::memory_needed(w, h, progressive)
+        }
+        Kind::Tiff => decoded,
+        Kind::WebP => pixels * 4,
+        Kind::Other => 0,
+    };
     let widest = u64::from(config.largest_width().min(w.max(h)));
     let largest = widest * widest * 3;
-    let file = if jpeg { 2 * file_len } else { file_len };
-    file + decoded + rgb8 + 2 * largest + (4 << 20)
+    let file = if matches!(kind, Kind::Jpeg { .. }) {
+        2 * file_len
+    } else {
+        file_len
+    };
+    file + decoded + beside + rgb8 + 2 * largest + (4 << 20)
 }
 
 /// What deriving from the photograph at `path` will hold at its peak, from its header
@@ -79,7 +118,11 @@ pub(crate) fn memory_needed(path: &Path, limits: &ImageConfig) -> Result<u64, St
     let reader = ImageReader::new(BufReader::new(file))
         .with_guessed_format()
         .map_err(|e| format!("cannot read it: {e}"))?;
-    let jpeg = reader.format() == Some(image::ImageFormat::Jpeg);
+    let mut kind = match reader.format() {
+        Some(image::ImageFormat::Tiff) => Kind::Tiff,
+        Some(image::ImageFormat::WebP) => Kind::WebP,
+        _ => Kind::Other,
+    };
     let (size, color) = match reader.format() {
         None => return Err(NOT_AN_IMAGE.into()),
         // `image`'s JPEG decoder reads the whole file first; jpeg-decoder reads the header.
@@ -93,6 +136,10 @@ pub(crate) fn memory_needed(path: &Path, limits: &ImageConfig) -> Result<u64, St
                 jpeg_decoder::PixelFormat::RGB24 => ColorType::Rgb8,
                 // Four channels, converted to RGB.
                 jpeg_decoder::PixelFormat::CMYK32 => ColorType::Rgba8,
+            };
+            kind = Kind::Jpeg {
+                components: u64::from(color.channel_count()),
+                progressive: info.coding_process == jpeg_decoder::CodingProcess::DctProgressive,
             };
             ((u32::from(info.width), u32::from(info.height)), color)
         }
@@ -109,7 +156,7 @@ pub(crate) fn memory_needed(path: &Path, limits: &ImageConfig) -> Result<u64, St
         }
     };
     within_limits(size, color, limits)?;
-    let need = peak(file_len, jpeg, size, color, limits);
+    let need = peak(file_len, kind, size, color, limits);
     if need > limits.max_memory {
         return Err(too_large(need, limits));
     }
@@ -174,9 +221,9 @@ pub(super) fn decode_stored(
         return Err(NOT_AN_IMAGE.into());
     }
     let is_jpeg = reader.format() == Some(image::ImageFormat::Jpeg);
-    if is_jpeg && !jpeg_is_complete(bytes) {
-        // Decoders fill a cut-off JPEG with grey; a truncated source is an error to fix.
-        return Err(format!("{DAMAGED}: the JPEG ends before its end marker"));
+    if is_jpeg {
+        // Decoders fill what a cut-off JPEG lacks; a truncated source is an error to fix.
+        super::jpeg_scans::check(bytes).map_err(|e| format!("{DAMAGED}: {e}"))?;
     }
     let mut reader = reader;
     let mut l = image::Limits::default();
@@ -275,7 +322,13 @@ fn png_color(info: &png::Info) -> ColorType {
         return ColorType::Rgb8;
     }
     let deep = info.bit_depth == png::BitDepth::Sixteen;
-    match (info.color_type, deep) {
+    // A tRNS chunk gives grey and RGB an alpha channel when expanded.
+    let color = match (info.color_type, info.trns.is_some()) {
+        (png::ColorType::Grayscale, true) => png::ColorType::GrayscaleAlpha,
+        (png::ColorType::Rgb, true) => png::ColorType::Rgba,
+        (color, _) => color,
+    };
+    match (color, deep) {
         (png::ColorType::Grayscale, false) => ColorType::L8,
         (png::ColorType::Grayscale, true) => ColorType::L16,
         (png::ColorType::GrayscaleAlpha, false) => ColorType::La8,
@@ -432,13 +485,6 @@ fn is_progressive(bytes: &[u8]) -> bool {
     false
 }
 
-/// Whether the last scan of a JPEG is followed by its end-of-image marker.
-fn jpeg_is_complete(bytes: &[u8]) -> bool {
-    let last_scan = bytes.windows(2).rposition(|w| w == [0xFF, 0xDA]);
-    let end = bytes.windows(2).rposition(|w| w == [0xFF, 0xD9]);
-    matches!((last_scan, end), (Some(s), Some(e)) if e > s)
-}
-
 fn describe(e: image::ImageError) -> String {
     match e {
         image::ImageError::Limits(l) => format!(
@@ -518,4 +564,74 @@ mod tests {
         let cut = &bytes[..bytes.len() * 6 / 10];
         assert!(decode_png_by_rows(cut, (400, 300)).is_err());
     }
+
+    /// Cut short in each way decoders pad (the frame taller than its scan, the data cut
+    /// and closed again, a progressive JPEG's last scans left out, no end at all): refused
+    /// on the full-scale path and on the reduced-scale one alike.
+    #[test]
+    fn jpegs_cut_short_are_refused_at_full_and_reduced_scale() {
+        let config = crate::config::Config::parse(
+            "title = \"T\"\nbase_url = \"https://x.org/\"\n",
+            std::path::Path::new("."),
+            std::path::Path::new("casebook.toml"),
+        )
+        .unwrap()
+        .images;
+        let img = RgbImage::from_fn(640, 480, |x, y| {
+            let n = (x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663)) >> 7;
+            image::Rgb([(x / 3) as u8 ^ (n & 7) as u8, (y / 2) as u8, (n >> 8) as u8])
+        });
+        let encode = |progressive: bool| {
+            let mut out = Vec::new();
+            let mut encoder = jpeg_encoder::Encoder::new(&mut out, 90);
+            encoder.set_progressive(progressive);
+            encoder
+                .encode(img.as_raw(), 640, 480, jpeg_encoder::ColorType::Rgb)
+                .unwrap();
+            out
+        };
+        let (baseline, progressive) = (encode(false), encode(true));
+        for whole in [&baseline, &progressive] {
+            let reduced = decode_stored(whole, &config, Some(100)).unwrap();
+            assert_eq!(reduced.pixels.dimensions(), (320, 240), "the reduced path");
+            decode_stored(whole, &config, None).unwrap();
+        }
+        let closed = |cut: &[u8]| [cut, &[0xFF, 0xD9]].concat();
+        let sof = baseline.windows(2).position(|m| m == [0xFF, 0xC0]).unwrap();
+        let mut taller = baseline.clone();
+        taller[sof + 5..sof + 7].copy_from_slice(&720u16.to_be_bytes());
+        let last_scan = progressive
+            .windows(2)
+            .rposition(|m| m == [0xFF, 0xDA])
+            .unwrap();
+        let scans_left_out = closed(&progressive[..last_scan]);
+        let cases = [
+            ("taller", taller),
+            (
+                "cut and closed",
+                closed(&baseline[..baseline.len() * 7 / 10]),
+            ),
+            (
+                "cut in its last rows",
+                closed(&baseline[..baseline.len() - 40]),
+            ),
+            ("cut", baseline[..baseline.len() * 7 / 10].to_vec()),
+            ("scans left out", scans_left_out),
+            (
+                "last scan cut",
+                closed(&progressive[..progressive.len() - 300]),
+            ),
+        ];
+        for (what, bytes) in cases {
+            for widest in [None, Some(100)] {
+                let err = decode_stored(&bytes, &config, widest).err();
+                let err = err.unwrap_or_else(|| panic!("{what} ({widest:?}) was decoded"));
+                assert!(err.starts_with(DAMAGED), "{what}: {err}");
+            }
+        }
+    }
 }
+
+#[cfg(test)]
+#[path = "peak_tests.rs"]
+mod peak_tests;

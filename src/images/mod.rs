@@ -8,6 +8,7 @@
 mod budget;
 mod cache;
 pub(crate) mod decode;
+mod jpeg_scans;
 pub(crate) mod pipeline;
 
 use std::collections::BTreeMap;
