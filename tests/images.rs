@@ -1069,3 +1069,58 @@ fn a_hostile_or_broken_cache_index_is_discarded_and_rebuilt() {
     assert!(serde_json::from_slice::<serde_json::Value>(&std::fs::read(&index).unwrap()).is_ok());
     assert_same_as_fresh(&site, one_photo_site("a.jpg"));
 }
+
+#[test]
+fn verify_redactions_finds_a_fill_painted_over_in_the_published_pixels() {
+    let site = one_photo_site("a.jpg");
+    site.build().success();
+    let public = site.public().to_string_lossy().into_owned();
+    let run = site.run(&["verify", "--redactions", &public]);
+    run.success().stdout_has("fill redactions in 3 published images");
+    assert!(!run.stdout.contains("ok: 0 "), "{}", run.stdout);
+    // The 400 px derivative's region painted with noise and the JPEG encoded again.
+    let (path, bytes) = published_jpegs(&site)
+        .into_iter()
+        .find(|(p, _)| p.ends_with(".400.jpg"))
+        .unwrap();
+    let mut img = image::load_from_memory(&bytes).unwrap().to_rgb8();
+    let (w, h) = img.dimensions();
+    for y in h / 10..h * 3 / 10 {
+        for x in w / 10..w * 4 / 10 {
+            let v = (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503)) >> 7;
+            img.put_pixel(x, y, image::Rgb([v as u8, (v >> 8) as u8, (v >> 16) as u8]));
+        }
+    }
+    let mut painted = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut painted, 90)
+        .encode_image(&img)
+        .unwrap();
+    std::fs::write(site.public().join(&path), &painted).unwrap();
+    let run = site.run(&["verify", "--redactions", &public]);
+    run.failure(1)
+        .stderr_has(&path)
+        .stderr_has("redaction region 0 (`redact[0]`) is not solid #000000");
+    // Only that image fails.
+    assert_eq!(run.stderr.matches("redaction region").count(), 1, "{}", run.stderr);
+    // A coloured fill over the sharpest pattern, at fractional edges, passes: JPEG's
+    // ringing stays outside the interior checked.
+    let site = SiteTest::fixture("minimal")
+        .photos(
+            CASE,
+            "[[photos]]\nfile = \"pattern.png\"\nalt = \"Pattern\"\nredact = [ { x = 0.1234, y = 0.2345, w = 0.3456, h = 0.4567 }, { x = 0.6, y = 0.05, w = 0.3, h = 0.3, method = \"pixelate\" } ]\n",
+        )
+        .write_bytes(
+            "content/cases/c-001/pattern.png",
+            &crate::support::patterned_png(1600, 1200),
+        );
+    let config = std::fs::read_to_string(site.root().join("casebook.toml")).unwrap();
+    let site = site.write(
+        "casebook.toml",
+        &format!("{config}\n[images]\nredact_color = \"#ff00ff\"\n"),
+    );
+    site.build().success();
+    let public = site.public().to_string_lossy().into_owned();
+    site.run(&["verify", "--redactions", &public])
+        .success()
+        .stdout_has("ok: 2 fill redactions in 3 published images");
+}

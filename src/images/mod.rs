@@ -175,6 +175,21 @@ fn spec_key(spec: &PhotoSpec) -> String {
 #[derive(Clone)]
 pub struct Progress(pub Arc<dyn Fn(usize, usize) + Send + Sync>);
 
+impl Progress {
+    /// `images: 5500/55000 (27.5/s, 30m 0s left)`: the rate over the whole run so far,
+    /// for a front end that prints lines rather than a bar.
+    pub fn line(done: usize, total: usize, elapsed: std::time::Duration) -> String {
+        let rate = done as f64 / elapsed.as_secs_f64().max(1e-3);
+        let left = (total - done) as f64 / rate;
+        let left = match left.round() as u64 {
+            s if s >= 3600 => format!("{}h {}m", s / 3600, s % 3600 / 60),
+            s if s >= 60 => format!("{}m {}s", s / 60, s % 60),
+            s => format!("{s}s"),
+        };
+        format!("images: {done}/{total} ({rate:.1}/s, {left} left)")
+    }
+}
+
 impl fmt::Debug for Progress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Progress(..)")
@@ -558,4 +573,28 @@ fn published(
         fill: config.images.redact_color,
         quality: config.images.quality,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn progress_lines_give_the_rate_and_the_time_left() {
+        let line = Progress::line(5_500, 55_000, Duration::from_secs(200));
+        assert_eq!(line, "images: 5500/55000 (27.5/s, 30m 0s left)");
+        assert_eq!(
+            Progress::line(2, 20, Duration::from_millis(500)),
+            "images: 2/20 (4.0/s, 5s left)"
+        );
+        assert_eq!(
+            Progress::line(100, 55_000, Duration::from_secs(10)),
+            "images: 100/55000 (10.0/s, 1h 31m left)"
+        );
+        assert_eq!(
+            Progress::line(20, 20, Duration::from_secs(3)),
+            "images: 20/20 (6.7/s, 0s left)"
+        );
+    }
 }

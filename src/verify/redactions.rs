@@ -32,6 +32,19 @@ pub struct RedactionsVerified {
     pub regions: usize,
 }
 
+impl std::fmt::Display for RedactionsVerified {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ok: {} fill redaction{} in {} published image{} solid in their colour",
+            self.regions,
+            if self.regions == 1 { "" } else { "s" },
+            self.images,
+            if self.images == 1 { "" } else { "s" }
+        )
+    }
+}
+
 /// Checks every `fill` region of every image of the copy at `target`.
 pub(crate) fn verify_redactions(target: &str) -> Result<RedactionsVerified> {
     let copy = Copy::open(target)?;
