@@ -964,7 +964,10 @@ fn tamper_with_cached(site: &SiteTest, label: &str) -> String {
 }
 
 fn warnings(stderr: &str) -> Vec<&str> {
-    stderr.lines().filter(|l| l.starts_with("warning:")).collect()
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect()
 }
 
 #[test]
@@ -983,7 +986,11 @@ fn a_cached_derivative_changed_in_place_is_derived_again_for_a_new_output() {
         warned[0]
     );
     let cached = std::fs::read(site.root().join(".casebook-cache/images").join(&name)).unwrap();
-    assert_eq!(format!("{}.jpg", hex(&cached)), name, "the cache file is mended");
+    assert_eq!(
+        format!("{}.jpg", hex(&cached)),
+        name,
+        "the cache file is mended"
+    );
     assert_same_as_fresh(&site, one_photo_site("a.jpg"));
     site.run(&["verify", &site.public().to_string_lossy()])
         .success();
@@ -1076,7 +1083,8 @@ fn verify_redactions_finds_a_fill_painted_over_in_the_published_pixels() {
     site.build().success();
     let public = site.public().to_string_lossy().into_owned();
     let run = site.run(&["verify", "--redactions", &public]);
-    run.success().stdout_has("fill redactions in 3 published images");
+    run.success()
+        .stdout_has("fill redactions in 3 published images");
     assert!(!run.stdout.contains("ok: 0 "), "{}", run.stdout);
     // The 400 px derivative's region painted with noise and the JPEG encoded again.
     let (path, bytes) = published_jpegs(&site)
@@ -1101,7 +1109,12 @@ fn verify_redactions_finds_a_fill_painted_over_in_the_published_pixels() {
         .stderr_has(&path)
         .stderr_has("redaction region 0 (`redact[0]`) is not solid #000000");
     // Only that image fails.
-    assert_eq!(run.stderr.matches("redaction region").count(), 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("redaction region").count(),
+        1,
+        "{}",
+        run.stderr
+    );
     // A coloured fill over the sharpest pattern, at fractional edges, passes: JPEG's
     // ringing stays outside the interior checked.
     let site = SiteTest::fixture("minimal")

@@ -92,10 +92,13 @@ pub(super) struct Cache {
 /// Why an index cannot be used: `None` when it can. Its entries name cache files, so any
 /// name but 64 lowercase hex digits (a path, `..`) could reach outside `images/`.
 fn unusable(index: &Index) -> Option<String> {
-    let plain = |h: &str| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-    let bad = index.jobs.values().flatten().find(|e| {
-        !plain(&e.sha256) || !matches!(e.kind.as_str(), "size" | "placeholder")
-    })?;
+    let plain =
+        |h: &str| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    let bad = index
+        .jobs
+        .values()
+        .flatten()
+        .find(|e| !plain(&e.sha256) || !matches!(e.kind.as_str(), "size" | "placeholder"))?;
     Some(format!(
         "it names `{}`, which is not a file of the cache (`<sha256>.jpg` in images/)",
         bad.sha256.chars().take(80).collect::<String>()
@@ -143,8 +146,9 @@ impl Cache {
                 Err(e) => format!("it does not parse ({e})"),
             };
             warnings.push(
-                Diagnostic::new(path, format!("the image cache index was discarded: {why}"))
-                    .hint("it is rebuilt by this build; photographs it vouched for are derived again"),
+                Diagnostic::new(path, format!("the image cache index was discarded: {why}")).hint(
+                    "it is rebuilt by this build; photographs it vouched for are derived again",
+                ),
             );
             None
         };

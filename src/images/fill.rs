@@ -132,10 +132,17 @@ mod tests {
         config.widths = vec![97, 250, 613];
         config.redact_color = [255, 0, 255];
         let img = RgbImage::from_fn(1231, 797, |x, y| {
-            image::Rgb([(x * 7 % 256) as u8, (y * 13 % 256) as u8, ((x ^ y) % 256) as u8])
+            image::Rgb([
+                (x * 7 % 256) as u8,
+                (y * 13 % 256) as u8,
+                ((x ^ y) % 256) as u8,
+            ])
         });
         let bytes = super::super::pipeline::encode_jpeg(&img, 92).unwrap();
-        let regions = [region(0.113, 0.071, 0.377, 0.419), region(0.6, 0.5, 0.31, 0.45)];
+        let regions = [
+            region(0.113, 0.071, 0.377, 0.419),
+            region(0.6, 0.5, 0.31, 0.45),
+        ];
         let derived = super::super::pipeline::derive(&bytes, &regions, &config).unwrap();
         assert_eq!(derived.sizes.len(), 3);
     }

@@ -229,7 +229,10 @@ pub(crate) fn run_shard(
         .filter(|(i, _)| shard.takes(*i))
         .map(|(_, job)| job)
         .collect();
-    Ok((derive_all(config, part, progress, Some(shard), None)?, total))
+    Ok((
+        derive_all(config, part, progress, Some(shard), None)?,
+        total,
+    ))
 }
 
 /// Every photo entry of the corpus as one job per `spec_key`.
@@ -338,7 +341,11 @@ impl Damaged<'_, '_> {
         let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (i, (_, r)) in results.iter().enumerate() {
             let Ok(photo) = r else { continue };
-            for img in photo.sizes.iter().chain(std::iter::once(&photo.placeholder)) {
+            for img in photo
+                .sizes
+                .iter()
+                .chain(std::iter::once(&photo.placeholder))
+            {
                 let path = img.path.trim_start_matches('/');
                 if !self.cache.wrote(&img.sha256) && !prior.holds(path, &img.sha256) {
                     users.entry(img.sha256.clone()).or_default().push(i);

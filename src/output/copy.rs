@@ -44,8 +44,7 @@ pub(super) fn copy_cached(file: &Path, sha256: &str, size: u64, target: &Path) -
             Err(e) => return Err(Error::io(file, e)),
         };
         hasher.update(&buf[..n]);
-        out.write_all(&buf[..n])
-            .map_err(|e| Error::io(target, e))?;
+        out.write_all(&buf[..n]).map_err(|e| Error::io(target, e))?;
     }
     let actual = hex(&hasher.finalize());
     if actual != sha256 {
@@ -60,7 +59,10 @@ pub(super) fn copy_cached(file: &Path, sha256: &str, size: u64, target: &Path) -
         ));
     }
     // Published copies are ordinary files, whatever the umask (the cache's are read-only).
-    let mut perms = out.metadata().map_err(|e| Error::io(target, e))?.permissions();
+    let mut perms = out
+        .metadata()
+        .map_err(|e| Error::io(target, e))?
+        .permissions();
     #[cfg(unix)]
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);
     #[cfg(not(unix))]
@@ -92,7 +94,9 @@ mod tests {
         // Changed in place, size kept: refused, nothing left at the target.
         std::fs::write(&file, b"THE derivative").unwrap();
         let other = dir.path().join("other.jpg");
-        let err = copy_cached(&file, &right, 14, &other).unwrap_err().to_string();
+        let err = copy_cached(&file, &right, 14, &other)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("cached.jpg") && err.contains(&right), "{err}");
         assert!(!other.exists());
     }

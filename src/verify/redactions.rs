@@ -52,7 +52,11 @@ pub(crate) fn verify_redactions(target: &str) -> Result<RedactionsVerified> {
     let mut done = RedactionsVerified::default();
     let mut problems = Vec::new();
     for image in &manifest.images {
-        if !image.redactions.iter().any(|r| r.method == RedactMethod::Fill) {
+        if !image
+            .redactions
+            .iter()
+            .any(|r| r.method == RedactMethod::Fill)
+        {
             continue;
         }
         done.images += 1;
@@ -106,7 +110,12 @@ fn check_image(copy: &Copy, image: &ImageRecord) -> std::result::Result<usize, V
             continue;
         }
         let (x0, y0, x1, y1) = inner_pixels(r, image.width, image.height);
-        let interior = (x0 + MARGIN, y0 + MARGIN, x1.saturating_sub(MARGIN), y1.saturating_sub(MARGIN));
+        let interior = (
+            x0 + MARGIN,
+            y0 + MARGIN,
+            x1.saturating_sub(MARGIN),
+            y1.saturating_sub(MARGIN),
+        );
         let Some((mean, max)) = difference(&img, interior, fill) else {
             continue;
         };
@@ -118,12 +127,20 @@ fn check_image(copy: &Copy, image: &ImageRecord) -> std::result::Result<usize, V
             ));
         }
     }
-    if found.is_empty() { Ok(checked) } else { Err(found) }
+    if found.is_empty() {
+        Ok(checked)
+    } else {
+        Err(found)
+    }
 }
 
 /// The mean and largest difference of `img`'s pixels in `(x0, y0, x1, y1)` from `fill`, per
 /// channel; `None` for an empty rectangle.
-fn difference(img: &RgbImage, (x0, y0, x1, y1): (u32, u32, u32, u32), fill: [u8; 3]) -> Option<(f64, u8)> {
+fn difference(
+    img: &RgbImage,
+    (x0, y0, x1, y1): (u32, u32, u32, u32),
+    fill: [u8; 3],
+) -> Option<(f64, u8)> {
     if x0 >= x1 || y0 >= y1 {
         return None;
     }
@@ -158,7 +175,10 @@ mod tests {
         assert_eq!(parse_colour("ff00a0"), None);
         assert_eq!(parse_colour("#ff00a"), None);
         let img = RgbImage::from_fn(10, 10, |x, _| image::Rgb([x as u8 * 10, 0, 0]));
-        assert_eq!(difference(&img, (0, 0, 2, 1), [0, 0, 0]), Some((10.0 / 6.0, 10)));
+        assert_eq!(
+            difference(&img, (0, 0, 2, 1), [0, 0, 0]),
+            Some((10.0 / 6.0, 10))
+        );
         assert_eq!(difference(&img, (5, 5, 5, 9), [0, 0, 0]), None);
     }
 }
