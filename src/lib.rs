@@ -50,7 +50,7 @@ pub use package::Packed;
 pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
 pub use site::{BuildOptions, Notice, Notices, Signing};
 use timing::Stopwatch;
-pub use verify::{ReleaseInfo, Verified, VerifyOptions};
+pub use verify::{RedactionsVerified, ReleaseInfo, Verified, VerifyOptions};
 
 /// What a build produced, for the summary line.
 #[derive(Debug, Clone)]
@@ -201,4 +201,10 @@ pub fn package_wacz(site: &std::path::Path, out: &std::path::Path) -> Result<Pac
 /// key), its Merkle root and its files, or one case through its proof.
 pub fn verify(options: &VerifyOptions) -> Result<Verified> {
     verify::verify(options)
+}
+
+/// Checks, in the published pixels of a copy of a site (a folder or an address), that
+/// every `fill` redaction the manifest lists is solid in its colour, within JPEG's loss.
+pub fn verify_redactions(target: &str) -> Result<RedactionsVerified> {
+    verify::verify_redactions(target)
 }

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -77,6 +77,9 @@ enum Command {
         /// Check one case and its photographs through its Merkle proof only.
         #[arg(long, value_name = "ID")]
         case: Option<String>,
+        /// Check only that every fill redaction is solid in the published pixels.
+        #[arg(long, conflicts_with_all = ["pubkey", "pubkey_file", "case"])]
+        redactions: bool,
     },
     /// Build the site in memory, serve it on this machine and rebuild and reload on every change.
     Serve {
@@ -372,7 +375,7 @@ fn image_progress() -> casebook::Progress {
             let mut started = started.lock().unwrap_or_else(|e| e.into_inner());
             let since = *started.get_or_insert_with(Instant::now);
             if done > 0 && done * 10 / total != (done - 1) * 10 / total {
-                eprintln!("{}", progress_line(done, total, since.elapsed()));
+                eprintln!("{}", casebook::Progress::line(done, total, since.elapsed()));
             }
             return;
         }
@@ -392,18 +395,6 @@ fn image_progress() -> casebook::Progress {
             bar.finish_and_clear();
         }
     }))
-}
-
-/// `images: 5500/55000 (27.5/s, 30m 0s left)`: the rate over the whole run so far.
-fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
-    let rate = done as f64 / elapsed.as_secs_f64().max(1e-3);
-    let left = (total - done) as f64 / rate;
-    let left = match left.round() as u64 {
-        s if s >= 3600 => format!("{}h {}m", s / 3600, s % 3600 / 60),
-        s if s >= 60 => format!("{}m {}s", s / 60, s % 60),
-        s => format!("{s}s"),
-    };
-    format!("images: {done}/{total} ({rate:.1}/s, {left} left)")
 }
 
 /// `casebook verify`.
@@ -675,9 +666,15 @@ fn main() -> ExitCode {
         }),
         Command::Verify {
             target,
+            redactions: true,
+            ..
+        } => casebook::verify_redactions(&target).map(|v| v.to_string()),
+        Command::Verify {
+            target,
             pubkey,
             pubkey_file,
             case,
+            ..
         } => verify(target, pubkey, pubkey_file, case),
         Command::Keygen { dir, unencrypted } => keygen(&dir, unencrypted),
         Command::Serve {
@@ -749,28 +746,5 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn progress_lines_give_the_rate_and_the_time_left() {
-        let line = progress_line(5_500, 55_000, Duration::from_secs(200));
-        assert_eq!(line, "images: 5500/55000 (27.5/s, 30m 0s left)");
-        assert_eq!(
-            progress_line(2, 20, Duration::from_millis(500)),
-            "images: 2/20 (4.0/s, 5s left)"
-        );
-        assert_eq!(
-            progress_line(100, 55_000, Duration::from_secs(10)),
-            "images: 100/55000 (10.0/s, 1h 31m left)"
-        );
-        assert_eq!(
-            progress_line(20, 20, Duration::from_secs(3)),
-            "images: 20/20 (6.7/s, 0s left)"
-        );
     }
 }

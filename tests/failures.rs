@@ -608,4 +608,64 @@ fn an_output_named_through_dots_keeps_its_neighbours_outside_it() {
         .map(|e| e.path().to_path_buf())
         .collect();
     assert!(stray.is_empty(), "{stray:?}");
+
+#[test]
+fn a_disk_that_fills_up_while_copying_a_photograph_names_the_output_file() {
+    let site = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .photos(
+            "content/cases/c-001/index.md",
+            "[[photos]]\nfile = \"a.jpg\"\nalt = \"a\"\n",
+        );
+    let disk = site.root().join("small-disk");
+    let Some(_disk) = SmallDisk::mount(&disk, "4m") else {
+        eprintln!(
+            "skipped: mounting a small tmpfs needs root (CI runs as root); run `sudo -E cargo test failures::` to include it"
+        );
+        return;
+    };
+    let out = disk.join("public");
+    let out_arg = out.to_str().unwrap();
+    site.run(&["build", "--output", out_arg]).success();
+    // The largest derivative goes, so the next build copies it out of the cache alone.
+    let largest = walkdir::WalkDir::new(&out)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.path().to_string_lossy().ends_with(".1200.jpg"))
+        .map(|e| e.into_path())
+        .next()
+        .or_else(|| {
+            walkdir::WalkDir::new(&out)
+                .into_iter()
+                .map(Result::unwrap)
+                .filter(|e| e.path().to_string_lossy().ends_with(".jpg"))
+                .max_by_key(|e| e.metadata().unwrap().len())
+                .map(|e| e.into_path())
+        })
+        .unwrap();
+    let size = std::fs::metadata(&largest).unwrap().len();
+    assert!(size > 64 * 1024, "{size}");
+    std::fs::remove_file(&largest).unwrap();
+    let old = entries(&out);
+    // The disk filled up, then a little room made: less than the photograph needs.
+    let filler = disk.join("filler");
+    {
+        use std::io::Write as _;
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![7u8; 64 * 1024];
+        while f.write_all(&block).is_ok() {}
+        let full = f.metadata().unwrap().len();
+        f.set_len(full.saturating_sub(32 * 1024)).unwrap();
+    }
+    let run = site.run(&["build", "--output", out_arg]);
+    run.failure(1).stderr_has("No space left on device");
+    assert!(
+        run.stderr.contains(".public.casebook-pending") && !run.stderr.contains(".casebook-cache"),
+        "the error names the output file being written, not the cache file read: {}",
+        run.stderr
+    );
+    assert!(entries(&out) == old, "{}", run.stderr);
+    std::fs::remove_file(&filler).unwrap();
+    site.run(&["build", "--output", out_arg]).success();
+    assert!(out.join(largest.strip_prefix(&out).unwrap()).exists());
 }

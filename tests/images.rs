@@ -545,7 +545,7 @@ fn the_cache_re_derives_only_what_changed() {
 }
 
 #[test]
-fn a_removed_cache_file_is_derived_again_and_a_damaged_one_is_refused() {
+fn removed_and_damaged_cache_files_are_derived_again() {
     let photos = "[[photos]]\nfile = \"a.jpg\"\nalt = \"a\"\n";
     let site = SiteTest::fixture("minimal")
         .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
@@ -563,7 +563,7 @@ fn a_removed_cache_file_is_derived_again_and_a_damaged_one_is_refused() {
         .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
         .photos(CASE, photos);
     assert_same_as_fresh(&site, fresh);
-    // Cut short behind casebook's back: copying it out is refused, and the output is kept.
+    // Cut short behind casebook's back: checked before it is published, and derived again.
     let damaged = images.join(&files[1]);
     let mut perms = std::fs::metadata(&damaged).unwrap().permissions();
     #[allow(clippy::permissions_set_readonly_false)]
@@ -578,12 +578,16 @@ fn a_removed_cache_file_is_derived_again_and_a_damaged_one_is_refused() {
         .find(|path| path.contains(&format!(".{prefix}.")))
         .unwrap();
     std::fs::remove_file(site.public().join(&derivative)).unwrap();
-    let before = tree(&site.public());
-    site.build()
-        .failure(1)
+    let run = site.build();
+    run.success()
         .stderr_has(&files[1])
-        .stderr_has("the image cache is damaged");
-    assert!(tree(&site.public()) == before, "the output was changed");
+        .stderr_has("this image cache file is damaged");
+    assert_eq!(warnings(&run.stderr).len(), 1, "{}", run.stderr);
+    assert_eq!(cache_listing(&site), files);
+    let fresh = SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .photos(CASE, photos);
+    assert_same_as_fresh(&site, fresh);
 }
 
 #[test]
@@ -938,4 +942,218 @@ fn memory_limits_count_decoded_bytes_not_pixels() {
     let run = site.build();
     run.failure(1).stderr_has("damaged or truncated");
     assert!(!run.stderr.contains("max_memory_mb"), "{}", run.stderr);
+}
+
+/// The minimal fixture with one photograph, `a.jpg` under `name`, in case c-001.
+fn one_photo_site(name: &str) -> SiteTest {
+    SiteTest::fixture("minimal")
+        .copy_in(
+            "photos-real/gps/DSCN0021.jpg",
+            &format!("content/cases/c-001/{name}"),
+        )
+        .photos(
+            CASE,
+            &format!("[[photos]]\nfile = \"{name}\"\nalt = \"a\"\nredact = [ {{ x = 0.1, y = 0.1, w = 0.3, h = 0.2 }} ]\n"),
+        )
+}
+
+/// Flips bytes in the middle of the cache file that is published as `*.<width>.jpg`,
+/// keeping its size; returns its name.
+fn tamper_with_cached(site: &SiteTest, label: &str) -> String {
+    let (path, _) = published_jpegs(site)
+        .into_iter()
+        .find(|(p, _)| p.ends_with(&format!(".{label}.jpg")))
+        .unwrap();
+    let prefix = path.rsplit('/').next().unwrap().split('.').nth(1).unwrap();
+    let name = cache_listing(site)
+        .into_iter()
+        .find(|n| n.starts_with(prefix))
+        .unwrap();
+    let file = site.root().join(".casebook-cache/images").join(&name);
+    let mut perms = std::fs::metadata(&file).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&file, perms).unwrap();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let n = bytes.len();
+    for b in &mut bytes[n / 2..n / 2 + 16] {
+        *b ^= 0x5A;
+    }
+    std::fs::write(&file, &bytes).unwrap();
+    name
+}
+
+fn warnings(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect()
+}
+
+#[test]
+fn a_cached_derivative_changed_in_place_is_derived_again_for_a_new_output() {
+    let site = one_photo_site("a.jpg");
+    site.build().success();
+    let name = tamper_with_cached(&site, "400");
+    std::fs::remove_dir_all(site.public()).unwrap();
+    let run = site.build();
+    run.success();
+    let warned = warnings(&run.stderr);
+    assert_eq!(warned.len(), 1, "{}", run.stderr);
+    assert!(
+        warned[0].contains(&name) && warned[0].contains("a.jpg"),
+        "{}",
+        warned[0]
+    );
+    let cached = std::fs::read(site.root().join(".casebook-cache/images").join(&name)).unwrap();
+    assert_eq!(
+        format!("{}.jpg", hex(&cached)),
+        name,
+        "the cache file is mended"
+    );
+    assert_same_as_fresh(&site, one_photo_site("a.jpg"));
+    site.run(&["verify", &site.public().to_string_lossy()])
+        .success();
+}
+
+#[test]
+fn a_cached_derivative_changed_in_place_is_derived_again_when_an_update_publishes_it() {
+    let site = one_photo_site("a.jpg");
+    site.build().success();
+    let name = tamper_with_cached(&site, "blur");
+    // Renamed: the same cache files, published under new paths in the existing output.
+    let site = site
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/b.jpg")
+        .remove("content/cases/c-001/a.jpg")
+        .edit(CASE, "file = \"a.jpg\"", "file = \"b.jpg\"");
+    let run = site.build();
+    run.success();
+    let warned = warnings(&run.stderr);
+    assert_eq!(warned.len(), 1, "{}", run.stderr);
+    assert!(
+        warned[0].contains(&name) && warned[0].contains("b.jpg"),
+        "{}",
+        warned[0]
+    );
+    assert_same_as_fresh(&site, one_photo_site("b.jpg"));
+}
+
+#[test]
+fn a_warm_build_that_publishes_nothing_new_reads_no_cache_file() {
+    let site = one_photo_site("a.jpg");
+    site.build().success();
+    let before = tree(&site.public());
+    let name = tamper_with_cached(&site, "400");
+    let file = site.root().join(".casebook-cache/images").join(&name);
+    let tampered = std::fs::read(&file).unwrap();
+    let run = site.build();
+    run.success();
+    assert!(warnings(&run.stderr).is_empty(), "{}", run.stderr);
+    // Not hashed, so not noticed: the published copy was never taken from it.
+    assert_eq!(std::fs::read(&file).unwrap(), tampered);
+    assert!(tree(&site.public()) == before);
+}
+
+#[test]
+fn a_hostile_or_broken_cache_index_is_discarded_and_rebuilt() {
+    let site = one_photo_site("a.jpg");
+    site.build().success();
+    let cache = site.root().join(".casebook-cache");
+    let index = cache.join("index.json");
+    let text = std::fs::read_to_string(&index).unwrap();
+    let names = cache_listing(&site);
+    // Every file the jobs name, pointed outside the cache folder.
+    let outside = cache.join("x");
+    std::fs::write(&outside, b"not an image").unwrap();
+    let hostile = text
+        .replacen(names[0].trim_end_matches(".jpg"), "../x", 1)
+        .replacen(names[1].trim_end_matches(".jpg"), "/etc/passwd", 1);
+    assert_ne!(hostile, text);
+    std::fs::write(&index, &hostile).unwrap();
+    std::fs::remove_dir_all(site.public()).unwrap();
+    let run = site.build();
+    run.success();
+    let warned = warnings(&run.stderr);
+    assert_eq!(warned.len(), 1, "{}", run.stderr);
+    assert!(
+        warned[0].contains("index.json")
+            && (warned[0].contains("`../x`") || warned[0].contains("`/etc/passwd`")),
+        "{}",
+        warned[0]
+    );
+    assert_eq!(std::fs::read(&outside).unwrap(), b"not an image");
+    let rebuilt = std::fs::read_to_string(&index).unwrap();
+    assert!(!rebuilt.contains("../x") && !rebuilt.contains("/etc/passwd"));
+    assert_same_as_fresh(&site, one_photo_site("a.jpg"));
+    // An index that does not parse: the same.
+    std::fs::write(&index, b"{ not json").unwrap();
+    std::fs::remove_dir_all(site.public()).unwrap();
+    let run = site.build();
+    run.success();
+    let warned = warnings(&run.stderr);
+    assert_eq!(warned.len(), 1, "{}", run.stderr);
+    assert!(warned[0].contains("index.json"), "{}", warned[0]);
+    assert!(serde_json::from_slice::<serde_json::Value>(&std::fs::read(&index).unwrap()).is_ok());
+    assert_same_as_fresh(&site, one_photo_site("a.jpg"));
+}
+
+#[test]
+fn verify_redactions_finds_a_fill_painted_over_in_the_published_pixels() {
+    let site = one_photo_site("a.jpg");
+    site.build().success();
+    let public = site.public().to_string_lossy().into_owned();
+    let run = site.run(&["verify", "--redactions", &public]);
+    run.success()
+        .stdout_has("fill redactions in 3 published images");
+    assert!(!run.stdout.contains("ok: 0 "), "{}", run.stdout);
+    // The 400 px derivative's region painted with noise and the JPEG encoded again.
+    let (path, bytes) = published_jpegs(&site)
+        .into_iter()
+        .find(|(p, _)| p.ends_with(".400.jpg"))
+        .unwrap();
+    let mut img = image::load_from_memory(&bytes).unwrap().to_rgb8();
+    let (w, h) = img.dimensions();
+    for y in h / 10..h * 3 / 10 {
+        for x in w / 10..w * 4 / 10 {
+            let v = (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503)) >> 7;
+            img.put_pixel(x, y, image::Rgb([v as u8, (v >> 8) as u8, (v >> 16) as u8]));
+        }
+    }
+    let mut painted = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut painted, 90)
+        .encode_image(&img)
+        .unwrap();
+    std::fs::write(site.public().join(&path), &painted).unwrap();
+    let run = site.run(&["verify", "--redactions", &public]);
+    run.failure(1)
+        .stderr_has(&path)
+        .stderr_has("redaction region 0 (`redact[0]`) is not solid #000000");
+    // Only that image fails.
+    assert_eq!(
+        run.stderr.matches("redaction region").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    // A coloured fill over the sharpest pattern, at fractional edges, passes: JPEG's
+    // ringing stays outside the interior checked.
+    let site = SiteTest::fixture("minimal")
+        .photos(
+            CASE,
+            "[[photos]]\nfile = \"pattern.png\"\nalt = \"Pattern\"\nredact = [ { x = 0.1234, y = 0.2345, w = 0.3456, h = 0.4567 }, { x = 0.6, y = 0.05, w = 0.3, h = 0.3, method = \"pixelate\" } ]\n",
+        )
+        .write_bytes(
+            "content/cases/c-001/pattern.png",
+            &crate::support::patterned_png(1600, 1200),
+        );
+    let config = std::fs::read_to_string(site.root().join("casebook.toml")).unwrap();
+    let site = site.write(
+        "casebook.toml",
+        &format!("{config}\n[images]\nredact_color = \"#ff00ff\"\n"),
+    );
+    site.build().success();
+    let public = site.public().to_string_lossy().into_owned();
+    site.run(&["verify", "--redactions", &public])
+        .success()
+        .stdout_has("ok: 2 fill redactions in 3 published images");
 }

@@ -6,6 +6,9 @@
 //! size, times and inode with its SHA-256: when none of those changed, the source is not
 //! hashed again. The ctime cannot be set back by tools such as `touch`, so a changed file is
 //! always noticed. A damaged or missing index only costs time: everything is re-derived.
+//! An index that does not parse, or that names anything but a plain `<sha256>.jpg` in
+//! `images/`, is discarded with a warning: the cache is checked, not trusted. So is a
+//! cache file before it is first published (`check`): its bytes must hash to its name.
 //!
 //! A shard of a CI job matrix (`build --shard 2/4`) saves its index as
 //! `index.shard-2-of-4.json` instead, so the caches of all the shards can be unpacked into
@@ -24,6 +27,7 @@ use sha2::{Digest, Sha256};
 
 use super::Shard;
 use super::pipeline::Encoded;
+use crate::error::Diagnostic;
 use crate::hashing::hex;
 
 /// The index of a full build.
@@ -79,6 +83,26 @@ pub(super) struct Cache {
     /// Without, an index with as many entries as before is the same index, and is not
     /// written again (nor compared, entry by entry).
     grown: AtomicBool,
+    /// The files this run wrote itself, from bytes it had just hashed: they need no check.
+    written: Mutex<FxHashSet<String>>,
+    /// Why an index was discarded, for the build's warnings.
+    pub(super) warnings: Vec<Diagnostic>,
+}
+
+/// Why an index cannot be used: `None` when it can. Its entries name cache files, so any
+/// name but 64 lowercase hex digits (a path, `..`) could reach outside `images/`.
+fn unusable(index: &Index) -> Option<String> {
+    let plain =
+        |h: &str| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    let bad = index
+        .jobs
+        .values()
+        .flatten()
+        .find(|e| !plain(&e.sha256) || !matches!(e.kind.as_str(), "size" | "placeholder"))?;
+    Some(format!(
+        "it names `{}`, which is not a file of the cache (`<sha256>.jpg` in images/)",
+        bad.sha256.chars().take(80).collect::<String>()
+    ))
 }
 
 fn stamp(path: &Path) -> Option<(u64, i128, i128, u64)> {
@@ -108,11 +132,25 @@ fn stamp(path: &Path) -> Option<(u64, i128, i128, u64)> {
 
 impl Cache {
     pub(super) fn open(dir: &Path) -> Cache {
-        let read = |path: &Path| -> Option<Index> {
-            std::fs::read(path)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-                .filter(|i: &Index| i.version == super::PIPELINE_VERSION)
+        let mut warnings = Vec::new();
+        // A missing index, or one of another pipeline version, is simply not used; one that
+        // does not parse or names files outside the cache is discarded, and said so.
+        let mut read = |path: &Path| -> Option<Index> {
+            let bytes = std::fs::read(path).ok()?;
+            let why = match serde_json::from_slice::<Index>(&bytes) {
+                Ok(i) if i.version != super::PIPELINE_VERSION => return None,
+                Ok(i) => match unusable(&i) {
+                    None => return Some(i),
+                    Some(why) => why,
+                },
+                Err(e) => format!("it does not parse ({e})"),
+            };
+            warnings.push(
+                Diagnostic::new(path, format!("the image cache index was discarded: {why}")).hint(
+                    "it is rebuilt by this build; photographs it vouched for are derived again",
+                ),
+            );
+            None
         };
         let mut previous = read(&dir.join(INDEX)).unwrap_or_default();
         let mut shard_indexes: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -147,6 +185,40 @@ impl Cache {
                 ..Index::default()
             }),
             grown: AtomicBool::new(false),
+            written: Mutex::default(),
+            warnings,
+        }
+    }
+
+    /// Whether this run wrote the file of `sha256` itself.
+    pub(super) fn wrote(&self, sha256: &str) -> bool {
+        self.written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(sha256)
+    }
+
+    /// The SHA-256 of the file of `sha256` as it is now, read in one pass.
+    pub(super) fn hash_of(&self, sha256: &str) -> std::io::Result<String> {
+        use std::io::Read as _;
+        let mut file = std::fs::File::open(self.file(sha256))?;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => return Ok(hex(&hasher.finalize())),
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Removes a file whose bytes are not those its name records, so it is written anew.
+    pub(super) fn discard(&self, sha256: &str) -> std::io::Result<()> {
+        match std::fs::remove_file(self.file(sha256)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
         }
     }
 
@@ -221,6 +293,10 @@ impl Cache {
             perms.set_readonly(true);
             std::fs::set_permissions(&tmp, perms)?;
             std::fs::rename(&tmp, &path)?;
+            self.written
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(sha256.clone());
         }
         Ok(Entry {
             kind: kind.into(),

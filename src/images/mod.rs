@@ -9,6 +9,7 @@ mod budget;
 mod cache;
 pub(crate) mod decode;
 mod jpeg_scans;
+pub(crate) mod fill;
 pub(crate) mod pipeline;
 
 use std::collections::BTreeMap;
@@ -27,10 +28,10 @@ use crate::content::Corpus;
 use crate::content::photos::{PhotoSpec, Region};
 use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::hashing::hex;
-use crate::output::{Data, Output};
+use crate::output::{Data, Output, Prior};
 
 /// Changing how pixels are produced must change every cache key.
-pub(crate) const PIPELINE_VERSION: &str = "casebook-images-4";
+pub(crate) const PIPELINE_VERSION: &str = "casebook-images-5";
 
 /// One published image file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,6 +57,8 @@ pub(crate) struct PhotoOutput {
     pub(crate) sizes: Vec<Published>,
     pub(crate) placeholder: Published,
     pub(crate) redactions: Vec<Region>,
+    /// The colour `fill` regions are filled with.
+    pub(crate) fill: [u8; 3],
     pub(crate) quality: u8,
 }
 
@@ -65,6 +68,8 @@ pub(crate) struct ImageSet {
     photos: crate::output::PathMap<PhotoOutput>,
     /// How many were derived by this run rather than found in the cache.
     pub(crate) derived: usize,
+    /// What the build should be told: a discarded cache index, a damaged cache file.
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 /// One part of the photographs, for a CI job matrix: `--shard 2/4` derives the second of
@@ -171,6 +176,21 @@ fn spec_key(spec: &PhotoSpec) -> String {
 #[derive(Clone)]
 pub struct Progress(pub Arc<dyn Fn(usize, usize) + Send + Sync>);
 
+impl Progress {
+    /// `images: 5500/55000 (27.5/s, 30m 0s left)`: the rate over the whole run so far,
+    /// for a front end that prints lines rather than a bar.
+    pub fn line(done: usize, total: usize, elapsed: std::time::Duration) -> String {
+        let rate = done as f64 / elapsed.as_secs_f64().max(1e-3);
+        let left = (total - done) as f64 / rate;
+        let left = match left.round() as u64 {
+            s if s >= 3600 => format!("{}h {}m", s / 3600, s % 3600 / 60),
+            s if s >= 60 => format!("{}m {}s", s / 60, s % 60),
+            s => format!("{s}s"),
+        };
+        format!("images: {done}/{total} ({rate:.1}/s, {left} left)")
+    }
+}
+
 impl fmt::Debug for Progress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Progress(..)")
@@ -183,13 +203,15 @@ struct Job<'a> {
     dir: String,
 }
 
-/// Derives every photograph of the corpus.
+/// Derives every photograph of the corpus. With `prior`, the output folder it will be
+/// written to, each cache file the output gains is checked first (see `recheck`).
 pub(crate) fn run(
     config: &Config,
     corpus: &Corpus,
     progress: Option<&Progress>,
+    prior: Option<&Prior>,
 ) -> Result<ImageSet> {
-    derive_all(config, plan(config, corpus), progress, None)
+    derive_all(config, plan(config, corpus), progress, None, prior)
 }
 
 /// Derives one shard's part of the photographs into the image cache, and saves the shard's
@@ -208,7 +230,10 @@ pub(crate) fn run_shard(
         .filter(|(i, _)| shard.takes(*i))
         .map(|(_, job)| job)
         .collect();
-    Ok((derive_all(config, part, progress, Some(shard))?, total))
+    Ok((
+        derive_all(config, part, progress, Some(shard), None)?,
+        total,
+    ))
 }
 
 /// Every photo entry of the corpus as one job per `spec_key`.
@@ -237,22 +262,22 @@ fn derive_all(
     jobs: BTreeMap<String, Job>,
     progress: Option<&Progress>,
     shard: Option<Shard>,
+    prior: Option<&Prior>,
 ) -> Result<ImageSet> {
     if jobs.is_empty() && shard.is_none() {
         return Ok(ImageSet::default());
     }
     let cache_dir = config.root.join(&config.images.cache_dir);
-    let cache = cache::Cache::open(&cache_dir);
+    let mut cache = cache::Cache::open(&cache_dir);
     let budget = budget::Budget::new(config.images.max_memory);
     // What the cache holds is resolved first, so that the progress counts only the
     // photographs derived: its rate and time left then hold on a run that is mostly cached.
-    type Resolved = (String, std::result::Result<PhotoOutput, Diagnostic>);
-    type Work<'a> = (String, Job<'a>, Option<String>);
+    type Work<'a, 'b> = (String, &'b Job<'a>, Option<String>);
     let (mut results, work): (Vec<Resolved>, Vec<Work>) =
-        jobs.into_par_iter()
-            .partition_map(|(key, job)| match from_cache(config, &cache, &job) {
-                Lookup::Done(r) => Either::Left((key, r)),
-                Lookup::Derive(known) => Either::Right((key, job, known)),
+        jobs.par_iter()
+            .partition_map(|(key, job)| match from_cache(config, &cache, job) {
+                Lookup::Done(r) => Either::Left((key.clone(), r)),
+                Lookup::Derive(known) => Either::Right((key.clone(), job, known)),
             });
     let total = work.len();
     let done = AtomicUsize::new(0);
@@ -261,13 +286,24 @@ fn derive_all(
         (progress.0)(0, total);
     }
     results.par_extend(work.into_par_iter().map(|(key, job, known)| {
-        let r = derive_one(config, &cache, &budget, &job, known, &derived);
+        let r = derive_one(config, &cache, &budget, job, known, &derived);
         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(progress) = progress {
             (progress.0)(done, total);
         }
         (key, r)
     }));
+    let mut warnings = std::mem::take(&mut cache.warnings);
+    if let Some(prior) = prior {
+        let damaged = Damaged {
+            config,
+            cache: &cache,
+            budget: &budget,
+            jobs: &jobs,
+            derived: &derived,
+        };
+        warnings.extend(damaged.recheck(&mut results, prior));
+    }
     cache.save(shard);
     let mut diags = Diagnostics::default();
     let mut photos = crate::output::PathMap::default();
@@ -282,7 +318,97 @@ fn derive_all(
     diags.finish(ImageSet {
         photos,
         derived: derived.into_inner(),
+        warnings,
     })
+}
+
+type Resolved = (String, std::result::Result<PhotoOutput, Diagnostic>);
+
+/// What re-deriving a photograph whose cache file was damaged needs.
+struct Damaged<'a, 'b> {
+    config: &'a Config,
+    cache: &'a cache::Cache,
+    budget: &'a budget::Budget,
+    jobs: &'a BTreeMap<String, Job<'b>>,
+    derived: &'a AtomicUsize,
+}
+
+impl Damaged<'_, '_> {
+    /// Hashes each cache file the output is about to gain (not recorded there with that
+    /// hash) that this run did not write itself, and derives again from its source every
+    /// photograph with one whose bytes are not those its name records. One warning per
+    /// damaged file. A warm build that publishes nothing new hashes nothing.
+    fn recheck(&self, results: &mut [Resolved], prior: &Prior) -> Vec<Diagnostic> {
+        let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, (_, r)) in results.iter().enumerate() {
+            let Ok(photo) = r else { continue };
+            for img in photo
+                .sizes
+                .iter()
+                .chain(std::iter::once(&photo.placeholder))
+            {
+                let path = img.path.trim_start_matches('/');
+                if !self.cache.wrote(&img.sha256) && !prior.holds(path, &img.sha256) {
+                    users.entry(img.sha256.clone()).or_default().push(i);
+                }
+            }
+        }
+        let damaged: Vec<(String, String)> = users
+            .par_iter()
+            .filter_map(|(sha256, _)| match self.cache.hash_of(sha256) {
+                Ok(actual) if actual == **sha256 => None,
+                Ok(actual) => Some((sha256.to_string(), format!("its SHA-256 is {actual}"))),
+                Err(e) => Some((sha256.to_string(), format!("it cannot be read ({e})"))),
+            })
+            .collect();
+        let mut warnings = Vec::new();
+        let mut redo: Vec<usize> = Vec::new();
+        for (sha256, why) in &damaged {
+            let first = users[sha256.as_str()][0];
+            let spec = self.jobs[&results[first].0].spec;
+            warnings.push(
+                Diagnostic::new(
+                    self.cache.file(sha256),
+                    format!(
+                        "this image cache file is damaged ({why}, not the one its name records): photograph `{}` of {} is derived again from its source",
+                        spec.file,
+                        spec.page.display()
+                    ),
+                )
+                .hint("something changed the cache behind casebook's back: check the disk and whatever else writes to the cache folder"),
+            );
+            if let Err(e) = self.cache.discard(sha256) {
+                results[first].1 = Err(photo_error(
+                    spec,
+                    format!("cannot remove the damaged cache file: {e}"),
+                ));
+                continue;
+            }
+            redo.extend(&users[sha256.as_str()]);
+        }
+        redo.sort_unstable();
+        redo.dedup();
+        let again: Vec<(usize, std::result::Result<PhotoOutput, Diagnostic>)> = redo
+            .into_par_iter()
+            .filter_map(|i| {
+                let known = results[i].1.as_ref().ok()?.source_sha256.clone();
+                let job = &self.jobs[&results[i].0];
+                let r = derive_one(
+                    self.config,
+                    self.cache,
+                    self.budget,
+                    job,
+                    Some(known),
+                    self.derived,
+                );
+                Some((i, r))
+            })
+            .collect();
+        for (i, r) in again {
+            results[i].1 = r;
+        }
+        warnings
+    }
 }
 
 fn photo_error(spec: &PhotoSpec, message: impl Into<String>) -> Diagnostic {
@@ -452,6 +578,31 @@ fn published(
         sizes,
         placeholder,
         redactions: spec.redact.clone(),
+        fill: config.images.redact_color,
         quality: config.images.quality,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn progress_lines_give_the_rate_and_the_time_left() {
+        let line = Progress::line(5_500, 55_000, Duration::from_secs(200));
+        assert_eq!(line, "images: 5500/55000 (27.5/s, 30m 0s left)");
+        assert_eq!(
+            Progress::line(2, 20, Duration::from_millis(500)),
+            "images: 2/20 (4.0/s, 5s left)"
+        );
+        assert_eq!(
+            Progress::line(100, 55_000, Duration::from_secs(10)),
+            "images: 100/55000 (10.0/s, 1h 31m left)"
+        );
+        assert_eq!(
+            Progress::line(20, 20, Duration::from_secs(3)),
+            "images: 20/20 (6.7/s, 0s left)"
+        );
+    }
 }

@@ -4,7 +4,8 @@
 //! width at a reduced scale, in the decoder) -> redact at the decoded resolution (the regions, given
 //! upright, mapped into the frame the pixels are stored in) -> resize to each width
 //! (Lanczos3, never upscaled) -> apply the EXIF orientation to each resized image -> encode
-//! JPEG from the pixels alone. Turning images upright after resizing turns a few small
+//! JPEG from the pixels alone. Each `fill` region is laid again on every size and checked
+//! in the pixels given to the encoder (`fill.rs`). Turning images upright after resizing turns a few small
 //! images instead of the full-size one. Nothing of the source file but its pixels reaches
 //! the output: no EXIF, GPS, XMP, IPTC, ICC profile, comment or thumbnail, because the
 //! encoder is only ever given a pixel buffer. Pure: bytes in, bytes out.
@@ -220,14 +221,22 @@ pub(crate) fn derive(
         made.push(resize_to(from, sw, sh)?);
     }
     drop(img);
+    // Resampling blends the outside into a region's edge: fills are laid again on each
+    // size's own grid, then checked in the very pixels the encoder is given.
+    let fill = config.redact_color;
     let made: Vec<RgbImage> = made
         .into_iter()
         .rev()
-        .map(|m| upright(m, orientation))
+        .map(|m| {
+            let mut m = upright(m, orientation);
+            super::fill::refill(&mut m, regions, fill);
+            m
+        })
         .collect();
     let sizes = made
         .iter()
         .map(|resized| {
+            super::fill::check(resized, regions, fill)?;
             Ok(Encoded {
                 width: resized.width(),
                 height: resized.height(),
@@ -238,7 +247,9 @@ pub(crate) fn derive(
     // The placeholder comes from the smallest derivative: cheap, and already redacted.
     let smallest = made.first().ok_or("no image width is configured")?;
     let tiny = resize(smallest, config.placeholder_width.min(smallest.width()))?;
-    let blurred = image::imageops::blur(&tiny, 1.6);
+    let mut blurred = image::imageops::blur(&tiny, 1.6);
+    super::fill::refill(&mut blurred, regions, fill);
+    super::fill::check(&blurred, regions, fill)?;
     let placeholder = Encoded {
         width: blurred.width(),
         height: blurred.height(),

@@ -96,6 +96,7 @@ impl Manifest {
                 }
                 h.number(region.method as u64);
             }
+            h.text(image.fill.as_deref().unwrap_or(""));
         }
         h.serialized(&self.withdrawn);
         h.digest()
@@ -136,6 +137,11 @@ pub(crate) struct ImageRecord {
     pub(crate) format: String,
     pub(crate) quality: u8,
     pub(crate) redactions: Vec<Region>,
+    /// The colour `fill` regions were filled with (`#rrggbb`), so that `verify
+    /// --redactions` can check them in the pixels; only when there is one. Manifests
+    /// before it lack it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fill: Option<String>,
 }
 
 /// File records of earlier builds by path (`casebook serve`). The caller forgets every path
@@ -208,6 +214,11 @@ pub(crate) fn build_cached(
                 format: "jpeg".into(),
                 quality,
                 redactions: photo.redactions.clone(),
+                fill: photo
+                    .redactions
+                    .iter()
+                    .any(|r| r.method == crate::content::photos::RedactMethod::Fill)
+                    .then(|| crate::images::fill::colour(photo.fill)),
             });
         }
     }
@@ -260,6 +271,7 @@ mod tests {
                 h: 0.4,
                 method: RedactMethod::Fill,
             }],
+            fill: Some("#000000".into()),
         };
         let manifest = || Manifest {
             generator: "casebook".into(),
@@ -272,8 +284,9 @@ mod tests {
         };
         let base = manifest().fingerprint();
         assert_eq!(base, manifest().fingerprint());
-        let changes: [fn(&mut Manifest); 6] = [
+        let changes: [fn(&mut Manifest); 7] = [
             |m| m.merkle_root = "4".repeat(64),
+            |m| m.images[0].fill = Some("#ff00ff".into()),
             |m| m.images[0].redactions[0].method = RedactMethod::Pixelate,
             |m| m.images[0].redactions[0].w = 0.31,
             |m| m.images[0].source = "content/cases/c/b.jpg".into(),

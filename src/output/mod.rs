@@ -6,6 +6,7 @@
 //! unchanged files, and can leave unchanged pages unrendered.
 
 mod beside;
+mod copy;
 mod journal;
 mod record;
 #[cfg(test)]

@@ -76,6 +76,15 @@ pub(crate) struct Prior {
 }
 
 impl Prior {
+    /// Whether the last build recorded `path` with the SHA-256 `sha256` (hex), and the file
+    /// is still as it wrote it: the build then keeps it without reading anything.
+    pub(crate) fn holds(&self, path: &str, sha256: &str) -> bool {
+        self.trusted
+            .get(path)
+            .zip(crate::hashing::unhex(sha256))
+            .is_some_and(|(e, h)| e.sha256 == h)
+    }
+
     /// Scans `out` and reads the record in `record_file`. Refuses an existing folder that
     /// is not a casebook build, before anything is built. Call `recover` first.
     pub(crate) fn load(out: &Path, record_file: &Path) -> Result<Prior> {

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::beside::{Beside, new_staging, remove_tree};
+use super::copy::copy_cached;
 use super::journal::{self, Journal};
 use super::record::{self, Entry, Fingerprint, Prior, Stamp};
 use super::stage::Staged;
@@ -361,7 +362,7 @@ fn read(o: &Output) -> Result<std::borrow::Cow<'_, [u8]>> {
 /// Writes one output at `target` and returns its stamp.
 fn put(o: &Output, target: &Path) -> Result<Stamp> {
     match &o.data {
-        Data::Cached { file, size, .. } => copy_cached(file, *size, target),
+        Data::Cached { file, sha256, size } => copy_cached(file, sha256, *size, target),
         Data::Bytes(_) | Data::Copy(_) | Data::Published { .. } | Data::Staged { .. } => {
             write_file(target, &read(o)?)
         }
@@ -375,45 +376,6 @@ pub(super) fn write_file(target: &Path, bytes: &[u8]) -> Result<Stamp> {
         .map_err(|e| Error::io(target, e))?;
     fault::point("write a file")
         .and_then(|()| f.write_all(bytes))
-        .map_err(|e| Error::io(target, e))?;
-    f.metadata()
-        .map(|m| Stamp::of(&m))
-        .map_err(|e| Error::io(target, e))
-}
-
-/// Copies a cache file: a copy, not a hard link, since a link would let anything that edits
-/// the published file edit the cache, and through it every later build. The copy takes
-/// the cache file's modification time, so it is recognised without a record. A cache file
-/// whose size is not the one recorded for it is refused: the cache was damaged.
-fn copy_cached(file: &Path, size: u64, target: &Path) -> Result<Stamp> {
-    let meta = std::fs::metadata(file).map_err(|e| Error::io(file, e))?;
-    if meta.len() != size {
-        return Err(Error::io(
-            file,
-            std::io::Error::other(format!(
-                "the image cache is damaged: this file has {} bytes, not the {size} recorded for it; delete the cache folder and build again",
-                meta.len()
-            )),
-        ));
-    }
-    let cache_time = meta.modified().map_err(|e| Error::io(file, e))?;
-    fault::point("copy a cached photograph").map_err(|e| Error::io(target, e))?;
-    std::fs::copy(file, target).map_err(|e| Error::io(file, e))?;
-    // The cache's files are read-only; published copies are ordinary files.
-    let mut perms = std::fs::metadata(target)
-        .map_err(|e| Error::io(target, e))?
-        .permissions();
-    #[cfg(unix)]
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);
-    #[cfg(not(unix))]
-    #[allow(clippy::permissions_set_readonly_false)]
-    perms.set_readonly(false);
-    std::fs::set_permissions(target, perms).map_err(|e| Error::io(target, e))?;
-    let f = std::fs::File::options()
-        .write(true)
-        .open(target)
-        .map_err(|e| Error::io(target, e))?;
-    f.set_modified(cache_time)
         .map_err(|e| Error::io(target, e))?;
     f.metadata()
         .map(|m| Stamp::of(&m))

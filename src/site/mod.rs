@@ -302,12 +302,7 @@ impl Session {
                 let cache = self.incremental.then_some(&mut self.parsed);
                 let (corpus, problems) = load_content(&config, self.options.drafts, cache)?;
                 diags.extend(problems);
-                for warning in &corpus.warnings {
-                    Notices::tell(
-                        self.options.notices.as_ref(),
-                        Notice::Warning(warning.clone()),
-                    );
-                }
+                warn(self.options.notices.as_ref(), &corpus.warnings);
                 Some(Arc::new(corpus))
             }
         };
@@ -316,12 +311,7 @@ impl Session {
             Some(o) if !theme_changed => Some(o.theme.clone()),
             _ => match Theme::load(&config) {
                 Ok(theme) => {
-                    for warning in &theme.warnings {
-                        Notices::tell(
-                            self.options.notices.as_ref(),
-                            Notice::Warning(warning.clone()),
-                        );
-                    }
+                    warn(self.options.notices.as_ref(), &theme.warnings);
                     Some(Arc::new(theme))
                 }
                 Err(Error::Diagnostics(d)) => {
@@ -340,13 +330,28 @@ impl Session {
                 return Err(Error::Diagnostics(diags));
             }
         };
+        if let (Some(scan), Some(publishing)) = (scan, self.publishing.as_mut()) {
+            let prior = scan
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            // A new output folder gets its pages as they are rendered.
+            if !prior.exists {
+                publishing.stage = Some(output::Stage::open(&publishing.out)?);
+            }
+            publishing.prior = Some(prior);
+            watch.lap("scan output");
+        }
+        // The output folder as found tells which cache files it is about to gain: those
+        // are checked before they are published.
         let images = match old {
             Some(o) if !content_changed => o.images.clone(),
-            _ => Arc::new(images::run(
-                &config,
-                &corpus,
-                self.options.progress.as_ref(),
-            )?),
+            _ => {
+                let prior = self.publishing.as_ref().and_then(|p| p.prior.as_ref());
+                let progress = self.options.progress.as_ref();
+                let images = images::run(&config, &corpus, progress, prior)?;
+                warn(self.options.notices.as_ref(), &images.warnings);
+                Arc::new(images)
+            }
         };
         watch.lap("images");
 
@@ -393,17 +398,6 @@ impl Session {
             &prepared.facets,
             old.map(|o| o.shared.as_ref()),
         ));
-        if let (Some(scan), Some(publishing)) = (scan, self.publishing.as_mut()) {
-            let prior = scan
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            // A new output folder gets its pages as they are rendered.
-            if !prior.exists {
-                publishing.stage = Some(output::Stage::open(&publishing.out)?);
-            }
-            publishing.prior = Some(prior);
-            watch.lap("scan output");
-        }
         let unchanged = self
             .publishing
             .as_ref()
@@ -707,6 +701,12 @@ impl Session {
         }
         state.pages.extend(kept_pages);
         Ok(update)
+    }
+}
+
+fn warn(notices: Option<&Notices>, warnings: &[Diagnostic]) {
+    for warning in warnings {
+        Notices::tell(notices, Notice::Warning(warning.clone()));
     }
 }
 

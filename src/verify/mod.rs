@@ -9,12 +9,16 @@
 
 mod http;
 mod proofs;
+mod redactions;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
+
+pub use redactions::RedactionsVerified;
+pub(crate) use redactions::verify_redactions;
 
 use crate::error::{Diagnostic, Error, Result};
 use crate::hashing::hex;
