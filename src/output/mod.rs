@@ -7,6 +7,7 @@
 
 mod beside;
 mod journal;
+mod names;
 mod record;
 mod stage;
 mod write;
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, Result};
 pub(crate) use beside::{Lock, recover};
+pub(crate) use names::{WINDOWS_WHY, unportable_name, unportable_paths, unportable_sources};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
 pub(crate) use stage::Stage;
 pub(crate) use write::write;
