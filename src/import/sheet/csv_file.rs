@@ -1,5 +1,6 @@
 //! CSV files: records read one at a time from the file's text.
 
+use super::assemble::ROW_TEXT_LIMIT;
 use super::{At, Item, Row, Table, Value};
 use crate::error::{Diagnostic, Error, Result};
 
@@ -39,6 +40,7 @@ pub(super) fn read(
         .flexible(true)
         .from_reader(text.as_bytes());
     let mut width = None;
+    let mut names = Vec::new();
     let mut record = csv::StringRecord::new();
     let (mut line, mut counted) = (1, 0);
     loop {
@@ -74,6 +76,7 @@ pub(super) fn read(
         let Some(width) = width else {
             let header: Vec<String> = record.iter().map(|h| h.trim().to_string()).collect();
             width = Some(header.len());
+            names = header.clone();
             each(Item::Header(Table {
                 file: display.to_string(),
                 sheet: None,
@@ -82,6 +85,28 @@ pub(super) fn read(
             }))?;
             continue;
         };
+        // The limit a workbook's rows have (`assemble`), checked before any cell is copied:
+        // one cell of 48 MB would otherwise reach the case file and every published page.
+        let mut text = 0;
+        for (j, cell) in record.iter().take(width).enumerate() {
+            text += cell.len();
+            if text > ROW_TEXT_LIMIT {
+                let header = names.get(j).map_or("", String::as_str);
+                return Err(Error::one(
+                    Diagnostic::new(
+                        display,
+                        format!(
+                            "the row holds more than {} MiB of text by this cell ({} bytes), more than any case needs",
+                            ROW_TEXT_LIMIT >> 20,
+                            cell.len()
+                        ),
+                    )
+                    .at(line, j + 1)
+                    .field(header)
+                    .hint("check the cell in a spreadsheet program: a long text or a file may have been pasted into it"),
+                ));
+            }
+        }
         let cells: Vec<Value> = record.iter().take(width).map(csv_cell).collect();
         let stray: Vec<usize> = record
             .iter()
