@@ -209,7 +209,9 @@ impl<'s> Checker<'s> {
                 continue;
             }
             let control = match value {
-                Value::Text(t) if *target != Target::Ignored => unpublishable_character(t),
+                Value::Text(t) | Value::Literal(t) if *target != Target::Ignored => {
+                    unpublishable_character(t)
+                }
                 _ => None,
             };
             if let Some(c) = control {

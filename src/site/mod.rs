@@ -14,7 +14,7 @@
 //! site. Both together give exactly what `casebook build` writes (the serve tests compare
 //! rebuilt sites with fresh ones after every kind of edit).
 
-mod export;
+pub(crate) mod export;
 mod feeds;
 mod files;
 mod hosting;

@@ -137,12 +137,13 @@ pub(super) fn read(
 }
 
 /// A CSV cell. casebook's own export writes `'=...` so that spreadsheets do not run it; the
-/// quote is taken off again. A cell that starts with `=`, or with `=` after spaces or control
-/// characters, is what a spreadsheet would run.
+/// quote is taken off again, and the text after it kept exactly (spaces before an `=` too).
+/// A cell that starts with `=`, or with `=` after spaces or control characters, is what a
+/// spreadsheet would run.
 fn csv_cell(text: &str) -> Value {
     if let Some(rest) = text.strip_prefix('\'') {
-        if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-            return Value::Text(rest.to_string());
+        if crate::site::export::needs_quote(rest) {
+            return Value::Literal(rest.to_string());
         }
     }
     if let Some(formula) = text.strip_prefix('=').filter(|f| !f.is_empty()) {
@@ -186,7 +187,7 @@ mod tests {
         assert_eq!(rows[0].cells[1], Value::Text("two\r\nlines".into()));
         // The second record starts on line 4: the first spans lines 2 and 3.
         assert_eq!(rows[1].at.row, 4);
-        assert_eq!(rows[1].cells[1], Value::Text("=1+1".into()));
+        assert_eq!(rows[1].cells[1], Value::Literal("=1+1".into()));
     }
 
     #[test]
