@@ -59,8 +59,7 @@ impl Value {
     pub(crate) fn is_empty(&self) -> bool {
         match self {
             Value::Empty => true,
-            Value::Text(t) => t.trim().is_empty(),
-            Value::Literal(t) => t.is_empty(),
+            Value::Text(t) | Value::Literal(t) => t.trim().is_empty(),
             _ => false,
         }
     }
@@ -71,7 +70,9 @@ impl Value {
             Value::Empty => String::new(),
             // Spreadsheets end lines inside a cell with CRLF; case files use LF.
             Value::Text(t) => lf_line_ends(t.trim()),
-            Value::Literal(t) => lf_line_ends(t),
+            // Spaces only are no value, as in any other cell.
+            Value::Literal(t) if !t.trim().is_empty() => lf_line_ends(t),
+            Value::Literal(_) => String::new(),
             Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", *n as i64),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
@@ -275,8 +276,8 @@ impl Source<'_> {
                         .hint("leave out --sheet for CSV files"),
                     ));
                 }
-                let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-                csv_file::read(&bytes, display, delimiter, each)
+                let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+                csv_file::read(file, display, delimiter, each)
             }
             (Some(Kind::Workbook), "ods") => ods::read(path, display, sheet, each),
             (Some(Kind::Workbook), "xls") => xls::read(path, display, sheet, each),
