@@ -82,24 +82,40 @@ const SAME_PATH_HINT: &str =
 
 /// Two sources writing the same file would silently lose one of them; a path Windows
 /// cannot hold, or two that macOS or Windows take for one, would break a checkout or a
-/// copy of the site there.
+/// copy of the site there. Given every path of the site.
 pub(super) fn check_collisions<'p>(
     corpus: &Corpus,
     paths: impl IntoIterator<Item = &'p str>,
 ) -> Result<()> {
-    // A set, not a sort: at archive scale hundreds of thousands of paths share long prefixes.
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut all = Vec::new();
-    let mut twice: Vec<&str> = paths
-        .into_iter()
-        .inspect(|p| all.push(*p))
-        .filter(|p| !seen.insert(*p))
-        .collect();
+    let all: Vec<&str> = paths.into_iter().collect();
     let mut diags = Diagnostics::default();
-    for u in crate::output::unportable_paths(all) {
+    for u in crate::output::unportable_paths(all.iter().copied()) {
         let message = format!("the output path `{}`: {}", u.path, u.message);
         diags.push(Diagnostic::new(source_of(corpus, u.path), message).hint(u.hint));
     }
+    same_paths(corpus, all, &mut diags);
+    diags.finish(())
+}
+
+/// Only the first of [`check_collisions`]' rules, for the pages before the rest is made
+/// (the names are checked once, over every path).
+pub(super) fn check_same_paths<'p>(
+    corpus: &Corpus,
+    paths: impl IntoIterator<Item = &'p str>,
+) -> Result<()> {
+    let mut diags = Diagnostics::default();
+    same_paths(corpus, paths, &mut diags);
+    diags.finish(())
+}
+
+fn same_paths<'p>(
+    corpus: &Corpus,
+    paths: impl IntoIterator<Item = &'p str>,
+    diags: &mut Diagnostics,
+) {
+    // A set, not a sort: at archive scale hundreds of thousands of paths share long prefixes.
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut twice: Vec<&str> = paths.into_iter().filter(|p| !seen.insert(*p)).collect();
     twice.sort_unstable();
     twice.dedup();
     for path in twice {
@@ -112,7 +128,6 @@ pub(super) fn check_collisions<'p>(
                 .hint(SAME_PATH_HINT),
         );
     }
-    diags.finish(())
 }
 
 /// The file an output path (or a folder of it) comes from: a page, an attachment, or else
