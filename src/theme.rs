@@ -78,6 +78,22 @@ impl Theme {
         let site_templates = site_files("templates")?;
         let site_static = site_files("static")?;
         let site_i18n = site_files("i18n")?;
+        // Every file read from the site's folders must check out on every common system.
+        let on_disk = if theme_dir.is_dir() {
+            &theme_files[..]
+        } else {
+            &[]
+        };
+        let names: Vec<String> = on_disk
+            .iter()
+            .chain(&site_templates)
+            .chain(&site_static)
+            .chain(&site_i18n)
+            .map(|f| f.display.to_string_lossy().into_owned())
+            .collect();
+        diags.extend(crate::output::unportable_sources(
+            names.iter().map(String::as_str),
+        ));
 
         // Templates: theme first, then the site's (same name wins).
         let mut templates: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();

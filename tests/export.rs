@@ -54,3 +54,52 @@ fn csv_opens_cleanly_in_a_spreadsheet() {
     let mut reader = csv::Reader::from_reader(text.trim_start_matches('\u{feff}').as_bytes());
     assert_eq!(reader.records().count(), 5);
 }
+
+#[test]
+fn formula_like_titles_and_values_round_trip_through_import() {
+    // Each would run as a formula in a spreadsheet; the export escapes them with `'` as
+    // import expects, so importing the site's own export changes nothing.
+    let titles = [
+        ("c-001", "Case one", r#" =1+1"#),
+        ("c-002", "Case two", r#"\t=x"#),
+        ("c-003", "Case three", "@x"),
+        ("c-004", "Case four", "-x"),
+        ("c-005", "<script>alert(1)</script>", "+x"),
+    ];
+    let mut site = SiteTest::fixture("minimal");
+    for (id, from, to) in titles {
+        site = site.edit(
+            &format!("content/cases/{id}/index.md"),
+            &format!("title = \"{from}\""),
+            &format!("title = \"{to}\""),
+        );
+    }
+    let site = site.edit(
+        "content/cases/c-001/index.md",
+        "synthetic = true",
+        "synthetic = true\nnote = \"'=quoted already\"",
+    );
+    site.build().success();
+    let csv = site.file("data/cases.csv");
+    for cell in ["' =1+1", "'\t=x", "'@x", "'-x", "'+x", "''=quoted already"] {
+        assert!(
+            csv.contains(&format!(",{cell},")) || csv.contains(&format!(",{cell}\r")),
+            "{cell:?} in {csv}"
+        );
+    }
+    let before = crate::support::tree(&site.root().join("content"));
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_casebook"))
+        .args(["import", "public/data/cases.csv"])
+        .current_dir(site.root())
+        .output()
+        .unwrap();
+    let run = crate::support::Run::from(run);
+    run.success();
+    assert!(
+        run.stdout
+            .ends_with("0 created, 0 changed, 5 unchanged, 0 not in the sheet\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(before, crate::support::tree(&site.root().join("content")));
+}

@@ -619,3 +619,60 @@ fn problems_found_while_checking_and_while_making_files_are_listed_in_row_order(
         .collect();
     assert_eq!(listed, expected[..100], "{}", run.stderr);
 }
+
+#[test]
+fn a_nul_or_other_control_character_in_a_cell_is_a_located_error_and_nothing_is_written() {
+    use crate::support::sheets::{self, case_row, header_row};
+    let site = SiteTest::fixture("minimal").write_bytes(
+        "nul.csv",
+        format!("{HEADER}\nc-010,110,215,2012-02-03,beating,a\0b,true,Title\nc-011,111,215,2012-02-03,beating,,true,Esc\u{1b}[2J\n")
+            .as_bytes(),
+    );
+    let before = content(&site);
+    import(&site, &["nul.csv"])
+        .failure(1)
+        .stderr_has("nul.csv:2:6: note: the cell holds the control character \\u{0} (NUL)")
+        .stderr_has("nul.csv:3:8: title: the cell holds the control character \\u{1b}")
+        .stderr_has("hint: delete the character from the cell");
+    assert_eq!(content(&site), before, "nothing is written");
+
+    let site = SiteTest::fixture("minimal");
+    let row = case_row(2, 1).replace("note 1", "a_x0000_b");
+    sheets::xlsx(
+        &site.root().join("nul.xlsx"),
+        &mut |w| write!(w, "{}{row}", header_row()),
+        None,
+    )
+    .unwrap();
+    import(&site, &["nul.xlsx"])
+        .failure(1)
+        .stderr_has("nul.xlsx:Cases:F2: note: the cell holds the control character \\u{0} (NUL)");
+
+    let site = SiteTest::fixture("minimal").write_bytes(
+        "nul.ods",
+        &ods(&[
+            &[
+                "case_id",
+                "number",
+                "branch",
+                "photographed",
+                "indicators",
+                "note",
+                "synthetic",
+            ],
+            &[
+                "c-010",
+                "110",
+                "215",
+                "date:2012-02-03",
+                "beating",
+                "a\u{0}b",
+                "true",
+            ],
+        ]),
+    );
+    import(&site, &["nul.ods"])
+        .failure(1)
+        .stderr_has("nul.ods:Sheet1:F2: note: the cell holds the control character \\u{0} (NUL)");
+    assert_eq!(content(&site), before);
+}

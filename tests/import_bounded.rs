@@ -365,3 +365,34 @@ fn a_valid_workbook_written_by_hand_imports_every_case() {
     assert!(Path::new(&site.root().join("content/cases/h-0000050/index.md")).exists());
     site.build().success();
 }
+
+#[test]
+fn a_csv_cell_over_the_row_limit_is_a_located_error_in_bounded_memory() {
+    for megabytes in [17, 48] {
+        let site = site();
+        let mut sheet =
+            std::io::BufWriter::new(std::fs::File::create(site.root().join("big.csv")).unwrap());
+        writeln!(sheet, "{}", sheets::HEADER.join(",")).unwrap();
+        write!(sheet, "c-020,120,215,2012-01-01,beating,").unwrap();
+        let chunk = "x".repeat(1 << 20);
+        for _ in 0..megabytes {
+            sheet.write_all(chunk.as_bytes()).unwrap();
+        }
+        writeln!(sheet, ",true").unwrap();
+        sheet.flush().unwrap();
+        drop(sheet);
+        let before = crate::support::tree(&site.root().join("content"));
+        let Some(m) = import_measured(&site, "big.csv") else {
+            return;
+        };
+        assert_bounded(&m, "one big CSV cell");
+        assert_eq!(m.code, Some(1), "{megabytes} MB: {}", m.stderr);
+        assert!(
+            m.stderr
+                .contains("big.csv:2:6: note: the row holds more than 16 MiB of text by this cell"),
+            "{megabytes} MB: {}",
+            m.stderr
+        );
+        assert_eq!(before, crate::support::tree(&site.root().join("content")));
+    }
+}

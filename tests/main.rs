@@ -22,6 +22,7 @@ mod import_bounded;
 mod layers;
 mod links;
 mod package;
+mod portable;
 mod search;
 mod serve;
 mod serve_files;

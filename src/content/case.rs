@@ -172,12 +172,21 @@ pub(crate) fn validate(
         match check_value(field, &entry.value) {
             Ok(v) => {
                 // A facet value names a folder of the facet's pages.
-                let long = field.facet.as_ref().and_then(|_| {
-                    v.facet_keys()
-                        .iter()
-                        .find_map(|k| crate::output::name_too_long(k, 0))
+                let unfit = field.facet.as_ref().and_then(|_| {
+                    v.facet_keys().iter().find_map(|k| {
+                        let long = crate::output::name_too_long(k, 0);
+                        long.map(|p| (p, "shorten the value".to_string()))
+                            .or_else(|| {
+                                crate::output::unportable_name(k).map(|p| {
+                                    (
+                                        p,
+                                        format!("change the value: {}", crate::output::WINDOWS_WHY),
+                                    )
+                                })
+                            })
+                    })
                 });
-                if let Some(problem) = long {
+                if let Some((problem, hint)) = unfit {
                     diags.push(
                         Diagnostic::new(
                             path,
@@ -185,7 +194,7 @@ pub(crate) fn validate(
                         )
                         .at(entry.line, entry.column)
                         .field(&field.name)
-                        .hint("shorten the value"),
+                        .hint(hint),
                     );
                 }
                 values.insert(field.name.clone(), v);
@@ -236,6 +245,15 @@ pub(crate) fn validate(
                     .at(entry.map_or(0, |e| e.line), entry.map_or(0, |e| e.column))
                     .field(&schema.id_field)
                     .hint("use a shorter id"),
+            );
+        } else if let Some(problem) = crate::output::unportable_name(id) {
+            // The case's folder and proof file would be named after a Windows device.
+            let entry = entries.iter().find(|e| e.key == schema.id_field);
+            diags.push(
+                Diagnostic::new(path, format!("the case id cannot name a file: {problem}"))
+                    .at(entry.map_or(0, |e| e.line), entry.map_or(0, |e| e.column))
+                    .field(&schema.id_field)
+                    .hint(format!("use another id: {}", crate::output::WINDOWS_WHY)),
             );
         }
     }

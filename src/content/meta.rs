@@ -81,6 +81,18 @@ pub(crate) fn extract(path: &Path, entries: &[&Entry], diags: &mut Vec<Diagnosti
                         );
                         continue;
                     }
+                    if let Some(problem) = crate::output::unportable_name(&slug::slugify(text)) {
+                        diags.push(
+                            Diagnostic::new(
+                                path,
+                                format!("the slug names the page's folder: {problem}"),
+                            )
+                            .at(e.line, e.column)
+                            .field("slug")
+                            .hint(format!("use another slug: {}", crate::output::WINDOWS_WHY)),
+                        );
+                        continue;
+                    }
                 }
                 let text = Some(text.to_string());
                 match e.key.as_str() {

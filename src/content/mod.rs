@@ -278,6 +278,18 @@ fn load_with(
         links,
     } = listing;
 
+    // Every file of content/ must check out on every common system, published or not.
+    let names: Vec<String> = markdown
+        .iter()
+        .map(|(rel, _)| rel)
+        .chain(&other_files)
+        .chain(&links)
+        .map(|rel| format!("content/{}", to_slash(rel)))
+        .collect();
+    diags.extend(crate::output::unportable_sources(
+        names.iter().map(String::as_str),
+    ));
+
     let cached = cache.as_deref();
     let results: Vec<(ParseResult, bool)> = markdown
         .par_iter()

@@ -208,6 +208,29 @@ impl<'s> Checker<'s> {
                 );
                 continue;
             }
+            let control = match value {
+                Value::Text(t) | Value::Literal(t) if *target != Target::Ignored => {
+                    unpublishable_character(t)
+                }
+                _ => None,
+            };
+            if let Some(c) = control {
+                let header = table.header.get(j).map_or("", |h| h.trim());
+                diags.push(
+                    table
+                        .at(
+                            cell_at(j),
+                            format!(
+                                "the cell holds the control character {} ({}), which no page, feed or data file can publish as it is",
+                                c.escape_unicode(),
+                                if c == '\0' { "NUL" } else { "invisible" }
+                            ),
+                        )
+                        .field(header)
+                        .hint("delete the character from the cell (it often comes from a copy out of another program), then import again"),
+                );
+                continue;
+            }
             match target {
                 Target::Field(i) => {
                     let field = &schema.fields[*i];
@@ -317,6 +340,14 @@ impl<'s> Checker<'s> {
 }
 
 /// The items of a list cell, trimmed, blanks dropped.
+/// The first character of `text` that HTML and XML 1.0 (the site's pages, feeds and
+/// sitemap) cannot hold as it is: a C0 control character other than tab and line ends. NUL
+/// would otherwise reach every file the case is published in.
+fn unpublishable_character(text: &str) -> Option<char> {
+    text.chars()
+        .find(|c| c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{7f}'))
+}
+
 fn split(text: &str, separator: &str) -> Vec<String> {
     text.split(separator)
         .map(str::trim)

@@ -8,6 +8,7 @@
 mod beside;
 mod copy;
 mod journal;
+mod names;
 mod record;
 #[cfg(test)]
 mod recovery_tests;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, Result};
 pub(crate) use beside::{Lock, Recovery, recover};
+pub(crate) use names::{WINDOWS_WHY, unportable_name, unportable_paths, unportable_sources};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
 pub(crate) use stage::Stage;
 pub(crate) use write::write;

@@ -130,14 +130,30 @@ pub(super) fn cases(config: &Config, corpus: &Corpus) -> Result<Vec<Output>> {
     ])
 }
 
-/// Spreadsheets execute cells starting with `=`, `+`, `-`, `@`, tab or CR as formulas.
+/// Spreadsheets execute cells starting with `=`, `+`, `-`, `@`, tab or CR as formulas,
+/// some even behind spaces or control characters: such a cell is written with a `'` before
+/// it. `casebook import` takes that `'` off again, and refuses the cell without it, so the
+/// site's own `cases.csv` imports back to the same values.
 fn spreadsheet_safe(text: String) -> String {
-    let looks_numeric = text.parse::<f64>().is_ok();
-    if !looks_numeric && text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+    if needs_quote(&text) {
         format!("'{text}")
     } else {
         text
     }
+}
+
+/// Whether a CSV cell holding `text` is written with a `'` before it: text a spreadsheet or
+/// `casebook import` would take for a formula, and text that begins with `'` before such
+/// text (so that taking one `'` off gives it back). Numbers such as `-12` stay as they are.
+pub(crate) fn needs_quote(text: &str) -> bool {
+    if text.bytes().any(|b| b.is_ascii_digit()) && text.parse::<f64>().is_ok() {
+        return false;
+    }
+    if let Some(rest) = text.strip_prefix('\'') {
+        return needs_quote(rest);
+    }
+    let start = text.trim_start_matches(|c: char| c.is_whitespace() || c.is_control());
+    text.starts_with(['\t', '\r']) || start.starts_with(['=', '+', '-', '@'])
 }
 
 fn csv_error(e: csv::Error) -> Error {
@@ -159,5 +175,10 @@ mod tests {
         );
         assert_eq!(spreadsheet_safe("-12".into()), "-12");
         assert_eq!(spreadsheet_safe("20-29".into()), "20-29");
+        assert_eq!(spreadsheet_safe(" =1+1".into()), "' =1+1");
+        assert_eq!(spreadsheet_safe("\u{7}+x".into()), "'\u{7}+x");
+        assert_eq!(spreadsheet_safe("'=x".into()), "''=x");
+        assert_eq!(spreadsheet_safe("'plain".into()), "'plain");
+        assert_eq!(spreadsheet_safe("-inf".into()), "'-inf");
     }
 }

@@ -14,7 +14,7 @@
 //! site. Both together give exactly what `casebook build` writes (the serve tests compare
 //! rebuilt sites with fresh ones after every kind of edit).
 
-mod export;
+pub(crate) mod export;
 mod feeds;
 mod files;
 mod hosting;
@@ -460,7 +460,7 @@ impl Session {
             let paths = rendered.iter().map(|(_, o, _)| o);
             let paths = paths.chain(assets.iter().flatten());
             let paths = paths.chain(theme_outputs.iter().flatten());
-            whole::check_collisions(&corpus, paths.map(|o| o.path.as_str()))?;
+            whole::check_same_paths(&corpus, paths.map(|o| o.path.as_str()))?;
         }
 
         let mut merge = Merge::from(old.map(|o| o.files.as_ref()), self.incremental);

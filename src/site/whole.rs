@@ -80,17 +80,44 @@ pub(super) fn outputs(
 const SAME_PATH_HINT: &str =
     "a static file, a bundle attachment or a page produces the same path; rename one";
 
-/// Two sources writing the same file would silently lose one of them.
+/// Two sources writing the same file would silently lose one of them; a path Windows
+/// cannot hold, or two that macOS or Windows take for one, would break a checkout or a
+/// copy of the site there. Given every path of the site.
 pub(super) fn check_collisions<'p>(
     corpus: &Corpus,
     paths: impl IntoIterator<Item = &'p str>,
 ) -> Result<()> {
+    let all: Vec<&str> = paths.into_iter().collect();
+    let mut diags = Diagnostics::default();
+    for u in crate::output::unportable_paths(all.iter().copied()) {
+        let message = format!("the output path `{}`: {}", u.path, u.message);
+        diags.push(Diagnostic::new(source_of(corpus, u.path), message).hint(u.hint));
+    }
+    same_paths(corpus, all, &mut diags);
+    diags.finish(())
+}
+
+/// Only the first of [`check_collisions`]' rules, for the pages before the rest is made
+/// (the names are checked once, over every path).
+pub(super) fn check_same_paths<'p>(
+    corpus: &Corpus,
+    paths: impl IntoIterator<Item = &'p str>,
+) -> Result<()> {
+    let mut diags = Diagnostics::default();
+    same_paths(corpus, paths, &mut diags);
+    diags.finish(())
+}
+
+fn same_paths<'p>(
+    corpus: &Corpus,
+    paths: impl IntoIterator<Item = &'p str>,
+    diags: &mut Diagnostics,
+) {
     // A set, not a sort: at archive scale hundreds of thousands of paths share long prefixes.
     let mut seen = rustc_hash::FxHashSet::default();
     let mut twice: Vec<&str> = paths.into_iter().filter(|p| !seen.insert(*p)).collect();
     twice.sort_unstable();
     twice.dedup();
-    let mut diags = Diagnostics::default();
     for path in twice {
         let url = format!("/{}", path.trim_end_matches("index.html"));
         let source = corpus
@@ -101,5 +128,17 @@ pub(super) fn check_collisions<'p>(
                 .hint(SAME_PATH_HINT),
         );
     }
-    diags.finish(())
+}
+
+/// The file an output path (or a folder of it) comes from: a page, an attachment, or else
+/// a static file.
+fn source_of(corpus: &Corpus, path: &str) -> PathBuf {
+    let page = |url: String| corpus.source_of(&url).map(Path::to_path_buf);
+    page(format!("/{path}/"))
+        .or_else(|| page(format!("/{}", path.trim_end_matches("index.html"))))
+        .or_else(|| {
+            let asset = corpus.assets.iter().find(|a| a.output == path);
+            asset.map(|a| a.source.clone())
+        })
+        .unwrap_or_else(|| Path::new("static").join(path))
 }

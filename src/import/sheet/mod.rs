@@ -29,6 +29,8 @@ pub(crate) use assemble::MAX_COLUMNS;
 pub(crate) enum Value {
     Empty,
     Text(String),
+    /// Text the export escaped with `'` (`' =1+1`): taken exactly, spaces and all.
+    Literal(String),
     Number(f64),
     Bool(bool),
     Date(NaiveDate),
@@ -49,7 +51,7 @@ impl Value {
     /// About how many bytes the value holds, for bounding what waits in memory.
     pub(crate) fn byte_size(&self) -> usize {
         match self {
-            Value::Text(t) | Value::Formula(t) | Value::Error(t) => t.len(),
+            Value::Text(t) | Value::Literal(t) | Value::Formula(t) | Value::Error(t) => t.len(),
             _ => 8,
         }
     }
@@ -57,7 +59,7 @@ impl Value {
     pub(crate) fn is_empty(&self) -> bool {
         match self {
             Value::Empty => true,
-            Value::Text(t) => t.trim().is_empty(),
+            Value::Text(t) | Value::Literal(t) => t.trim().is_empty(),
             _ => false,
         }
     }
@@ -68,6 +70,9 @@ impl Value {
             Value::Empty => String::new(),
             // Spreadsheets end lines inside a cell with CRLF; case files use LF.
             Value::Text(t) => lf_line_ends(t.trim()),
+            // Spaces only are no value, as in any other cell.
+            Value::Literal(t) if !t.trim().is_empty() => lf_line_ends(t),
+            Value::Literal(_) => String::new(),
             Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", *n as i64),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
@@ -271,8 +276,8 @@ impl Source<'_> {
                         .hint("leave out --sheet for CSV files"),
                     ));
                 }
-                let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-                csv_file::read(&bytes, display, delimiter, each)
+                let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+                csv_file::read(file, display, delimiter, each)
             }
             (Some(Kind::Workbook), "ods") => ods::read(path, display, sheet, each),
             (Some(Kind::Workbook), "xls") => xls::read(path, display, sheet, each),
