@@ -9,6 +9,7 @@
 //! The library's face is small: [`build`], [`check`], [`verify`], [`init()`] and
 //! [`serve::start`], their options and reports, and [`Error`] with its [`Diagnostic`]s.
 
+mod beneath;
 mod cache_file;
 mod charts;
 mod check;

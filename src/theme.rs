@@ -12,6 +12,7 @@ use tera::Tera;
 
 use crate::config::Config;
 use crate::error::{Diagnostic, Diagnostics, Error, Result};
+use crate::output::Copied;
 
 static DEFAULT_THEME: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/themes/default");
 
@@ -19,8 +20,27 @@ static DEFAULT_THEME: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/themes/de
 struct ThemeFile {
     rel: String,
     display: PathBuf,
-    bytes: Vec<u8>,
+    body: Body,
 }
+
+/// What a theme file holds: its bytes (templates, strings, the built-in theme), or where it
+/// is (a static file of a folder, published from disk and never held whole).
+enum Body {
+    Bytes(Vec<u8>),
+    Disk(PathBuf),
+}
+
+/// A static file of the theme or site.
+#[derive(Debug)]
+pub(crate) enum StaticFile {
+    /// The built-in theme's, compiled in.
+    Bytes(Vec<u8>),
+    /// A file of a folder of the site, hashed when the theme was loaded.
+    Disk(Copied),
+}
+
+/// The most casebook reads of one template or string file.
+const TEXT_LIMIT: u64 = 64 << 20;
 
 pub(crate) struct Theme {
     pub(crate) tera: Tera,
@@ -28,8 +48,8 @@ pub(crate) struct Theme {
     pub(crate) templates: BTreeMap<String, String>,
     /// Language -> key -> text.
     pub(crate) strings: BTreeMap<String, BTreeMap<String, String>>,
-    /// Output path -> bytes, theme files first, overridden by the site's `static/`.
-    pub(crate) static_files: BTreeMap<String, Vec<u8>>,
+    /// Output path -> file, theme files first, overridden by the site's `static/`.
+    pub(crate) static_files: BTreeMap<String, StaticFile>,
     /// Symbolic links in the theme's and the site's folders: left out, and named.
     pub(crate) warnings: Vec<Diagnostic>,
 }
@@ -105,21 +125,43 @@ impl Theme {
             .chain(site_static)
             .chain(site_i18n)
         {
+            let bytes = match f.body {
+                Body::Disk(file) if f.rel.starts_with("static/") => {
+                    match Copied::of(&config.root, &file) {
+                        Ok(c) => {
+                            static_files.insert(f.rel["static/".len()..].to_string(), StaticFile::Disk(c));
+                        }
+                        Err(e) => diags.push(
+                            Diagnostic::new(&f.display, format!("cannot read it: {}", io_cause(&e)))
+                                .hint("put the file itself here, and keep it unchanged while the site builds"),
+                        ),
+                    }
+                    continue;
+                }
+                Body::Disk(file) => match crate::beneath::read(&config.root, &file, TEXT_LIMIT) {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        diags.push(Diagnostic::new(&f.display, format!("cannot read it: {e}")));
+                        continue;
+                    }
+                },
+                Body::Bytes(bytes) => bytes,
+            };
             if let Some(name) = f.rel.strip_prefix("templates/") {
-                match String::from_utf8(f.bytes) {
+                match String::from_utf8(bytes) {
                     Ok(text) => {
                         templates.insert(name.to_string(), (f.display, text));
                     }
                     Err(_) => diags.push(Diagnostic::new(&f.display, "template is not UTF-8 text")),
                 }
             } else if let Some(name) = f.rel.strip_prefix("static/") {
-                static_files.insert(name.to_string(), f.bytes);
+                static_files.insert(name.to_string(), StaticFile::Bytes(bytes));
             } else if let Some(name) = f.rel.strip_prefix("i18n/") {
                 if let Some(lang) = name.strip_suffix(".toml") {
                     strings_files
                         .entry(lang.to_string())
                         .or_default()
-                        .push((f.display, String::from_utf8_lossy(&f.bytes).into_owned()));
+                        .push((f.display, String::from_utf8_lossy(&bytes).into_owned()));
                 }
             }
         }
@@ -234,6 +276,14 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     out
 }
 
+/// What the operating system said, without the path (the diagnostic names the file).
+fn io_cause(e: &Error) -> String {
+    match e {
+        Error::Io { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
+
 fn embedded_files() -> Vec<ThemeFile> {
     fn walk(dir: &'static Dir<'static>, out: &mut Vec<ThemeFile>) {
         for f in dir.files() {
@@ -241,7 +291,7 @@ fn embedded_files() -> Vec<ThemeFile> {
             out.push(ThemeFile {
                 display: Path::new("themes/default (built in)").join(&rel),
                 rel,
-                bytes: f.contents().to_vec(),
+                body: Body::Bytes(f.contents().to_vec()),
             });
         }
         for d in dir.dirs() {
@@ -255,7 +305,8 @@ fn embedded_files() -> Vec<ThemeFile> {
 }
 
 /// The files below `dir`, hidden ones left out; symbolic links are never followed, and
-/// are added to `links` (as `display_root/...`).
+/// are added to `links` (as `display_root/...`). Files are only listed here: they are
+/// read later, beneath `root`, so a file swapped for a link meanwhile is never read.
 fn read_tree(dir: &Path, display_root: &Path, links: &mut Vec<PathBuf>) -> Result<Vec<ThemeFile>> {
     let mut out = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
@@ -276,11 +327,10 @@ fn read_tree(dir: &Path, display_root: &Path, links: &mut Vec<PathBuf>) -> Resul
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/");
-        let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
         out.push(ThemeFile {
             display: display_root.join(rel_path),
             rel,
-            bytes,
+            body: Body::Disk(entry.path().to_path_buf()),
         });
     }
     Ok(out)

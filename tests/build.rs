@@ -681,15 +681,17 @@ fn a_build_stopped_after_its_commit_is_completed_by_the_next() {
     let pending = site.root().join(".public.casebook-pending");
     std::fs::create_dir_all(&pending).unwrap();
     std::fs::write(pending.join("0"), "<p>half-way</p>").unwrap();
-    // Its layout: a magic line, `W`, the pending name and the output path (each after its
-    // length), then a checksum of all that.
-    let mut journal = b"casebook-journal-3\nW".to_vec();
+    // Its layout: a magic line, `V` (a file that replaces one), the pending name and the
+    // output path (each after its length), then a checksum of all that, then the seal of
+    // this output on this machine.
+    let mut journal = b"casebook-journal-4\nV".to_vec();
     for field in ["0", "about/index.html"] {
         journal.extend_from_slice(&(field.len() as u32).to_le_bytes());
         journal.extend_from_slice(field.as_bytes());
     }
     let sum = xxhash_rust::xxh3::xxh3_128(&journal);
     journal.extend_from_slice(&sum.to_le_bytes());
+    let journal = crate::support::seal_journal(&site.public(), journal);
     std::fs::write(pending.join("journal"), journal).unwrap();
     // Even a failing build completes it first, then fails without writing.
     let site = site.edit("content/about.md", "weight = 9", "weight = \"nine\"");

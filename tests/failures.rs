@@ -608,6 +608,7 @@ fn an_output_named_through_dots_keeps_its_neighbours_outside_it() {
         .map(|e| e.path().to_path_buf())
         .collect();
     assert!(stray.is_empty(), "{stray:?}");
+}
 
 #[test]
 fn a_disk_that_fills_up_while_copying_a_photograph_names_the_output_file() {

@@ -29,4 +29,5 @@ mod serve_files;
 mod serve_guard;
 mod serve_watch;
 mod signing;
+mod swap_race;
 mod visitors;

@@ -156,7 +156,7 @@ impl Config {
     /// Reads `casebook.toml` under `root`.
     pub(crate) fn load(root: &Path) -> Result<Config> {
         let path = root.join(CONFIG_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = crate::beneath::read_to_string(root, &path, 16 << 20).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::one(
                     Diagnostic::new(&path, "no site configuration found")

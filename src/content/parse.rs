@@ -13,7 +13,9 @@ pub(super) fn parse_file(
 ) -> std::result::Result<Parsed, Vec<Diagnostic>> {
     let source = display_path(rel);
     let abs = content_dir.join(rel);
-    let text = std::fs::read_to_string(&abs).map_err(|e| {
+    // Beneath the site's folder, never through a link: the file may have been swapped
+    // for one since it was listed.
+    let text = crate::beneath::read_to_string(&config.root, &abs, 64 << 20).map_err(|e| {
         vec![
             Diagnostic::new(&source, format!("cannot read the file: {e}"))
                 .hint("content files must be UTF-8 text"),

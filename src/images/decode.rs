@@ -103,8 +103,10 @@ fn peak(
 
 /// What deriving from the photograph at `path` will hold at its peak, from its header
 /// alone; an error if it is not an image casebook can read, or is over the limits.
-pub(crate) fn memory_needed(path: &Path, limits: &ImageConfig) -> Result<u64, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+pub(crate) fn memory_needed(root: &Path, path: &Path, limits: &ImageConfig) -> Result<u64, String> {
+    // Beneath the site's folder, never through a link (the photograph may have been
+    // swapped for one since the content was loaded).
+    let (file, _) = crate::beneath::open(root, path).map_err(|e| format!("cannot read it: {e}"))?;
     let file_len = file
         .metadata()
         .map_err(|e| format!("cannot read it: {e}"))?

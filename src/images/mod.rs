@@ -8,8 +8,8 @@
 mod budget;
 mod cache;
 pub(crate) mod decode;
-mod jpeg_scans;
 pub(crate) mod fill;
+mod jpeg_scans;
 pub(crate) mod pipeline;
 
 use std::collections::BTreeMap;
@@ -456,7 +456,8 @@ fn derive_one(
     let images = &config.images;
     let looked_up = known.is_some();
     // Whatever is read from here on is held within the budget, from the file's header.
-    let need = decode::memory_needed(&spec.source, images).map_err(|m| photo_error(spec, m))?;
+    let need = decode::memory_needed(&config.root, &spec.source, images)
+        .map_err(|m| photo_error(spec, m))?;
     let _held = budget.reserve(need).ok_or_else(|| {
         photo_error(
             spec,
@@ -471,7 +472,7 @@ fn derive_one(
     let source_sha256 = match known {
         Some(h) => h,
         None => {
-            let b = std::fs::read(&spec.source)
+            let b = crate::beneath::read(&config.root, &spec.source, need)
                 .map_err(|e| photo_error(spec, format!("cannot read it: {e}")))?;
             let h = hex(&Sha256::digest(&b));
             cache.remember_source(&spec.source, &h);
@@ -488,7 +489,7 @@ fn derive_one(
         None => {
             let bytes = match bytes {
                 Some(b) => b,
-                None => std::fs::read(&spec.source)
+                None => crate::beneath::read(&config.root, &spec.source, need)
                     .map_err(|e| photo_error(spec, format!("cannot read it: {e}")))?,
             };
             let derived =

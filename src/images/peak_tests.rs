@@ -260,7 +260,7 @@ fn the_reservation_covers_what_every_pixel_format_holds() {
     for (what, bytes) in cases {
         let path = dir.path().join("source");
         std::fs::write(&path, &bytes).unwrap();
-        let need = memory_needed(&path, &config).unwrap();
+        let need = memory_needed(dir.path(), &path, &config).unwrap();
         // The source's bytes are read before deriving starts, and counted in `need`.
         let (derived, held) = peak_of(|| derive(&bytes, &[], &config));
         derived.unwrap_or_else(|e| panic!("{what}: {e}"));

@@ -170,10 +170,7 @@ pub(crate) fn build_cached(
                 Data::Cached { sha256, size, .. }
                 | Data::Published { sha256, size, .. }
                 | Data::Staged { sha256, size, .. } => (sha256.clone(), *size),
-                Data::Copy(p) => {
-                    let b = std::fs::read(p).map_err(|e| Error::io(p, e))?;
-                    (hex(&Sha256::digest(&b)), b.len() as u64)
-                }
+                Data::Copy(c) => (c.sha256.clone(), c.size),
             };
             Ok(FileRecord {
                 path: o.path.clone(),

@@ -33,20 +33,7 @@ pub(super) fn copy_cached(file: &Path, sha256: &str, size: u64, target: &Path) -
     }
     let cache_time = meta.modified().map_err(|e| Error::io(file, e))?;
     fault::point("copy a cached photograph").map_err(|e| Error::io(target, e))?;
-    let mut out = std::fs::File::create(target).map_err(|e| Error::io(target, e))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match source.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::io(file, e)),
-        };
-        hasher.update(&buf[..n]);
-        out.write_all(&buf[..n]).map_err(|e| Error::io(target, e))?;
-    }
-    let actual = hex(&hasher.finalize());
+    let (out, actual) = stream(&mut source, file, target)?;
     if actual != sha256 {
         drop(out);
         let _ = std::fs::remove_file(target);
@@ -75,6 +62,66 @@ pub(super) fn copy_cached(file: &Path, sha256: &str, size: u64, target: &Path) -
     out.metadata()
         .map(|m| Stamp::of(&m))
         .map_err(|e| Error::io(target, e))
+}
+
+/// Copies `source` (read errors name `from`) into a new file at `target` (write errors
+/// name it), 64 KiB at a time; returns the new file and the SHA-256 of what was written.
+fn stream(
+    source: &mut std::fs::File,
+    from: &Path,
+    target: &Path,
+) -> Result<(std::fs::File, String)> {
+    let mut out = std::fs::File::create(target).map_err(|e| Error::io(target, e))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match source.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(from, e)),
+        };
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n]).map_err(|e| Error::io(target, e))?;
+    }
+    Ok((out, hex(&hasher.finalize())))
+}
+
+/// Copies a static file or attachment into the output: opened beneath the site's folder
+/// without following a link, streamed, and published only if its bytes are the ones the
+/// build hashed (and the manifest records). A file swapped or edited meanwhile fails the
+/// build with an error naming it; nothing of it is left in the output.
+pub(super) fn copy_source(source: &super::Copied, target: &Path) -> Result<Stamp> {
+    let (mut file, _) =
+        crate::beneath::open(&source.root, &source.file).map_err(|e| Error::io(&source.file, e))?;
+    fault::point("copy a file").map_err(|e| Error::io(target, e))?;
+    let (out, actual) = stream(&mut file, &source.file, target)?;
+    if actual != source.sha256 {
+        drop(out);
+        let _ = std::fs::remove_file(target);
+        return Err(Error::one(
+            Diagnostic::new(&source.file, "this file changed while the build was publishing it (it was edited, or replaced by another file or a link), so it was not published")
+                .hint("build again once nothing is changing it"),
+        ));
+    }
+    out.metadata()
+        .map(|m| Stamp::of(&m))
+        .map_err(|e| Error::io(target, e))
+}
+
+/// The SHA-256 of a file of the output, streamed.
+pub(super) fn sha256_of(path: &Path) -> std::io::Result<[u8; 32]> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(hasher.finalize().into()),
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -96,8 +96,8 @@ pub struct Output {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Data {
     Bytes(Vec<u8>),
-    /// Copied from a source file as it is (attachments, never images).
-    Copy(PathBuf),
+    /// Copied from a source file as it is (static files and attachments, never images).
+    Copy(Copied),
     /// A derivative in the image cache, whose hash is already known. Copied into place
     /// only when the published copy is missing or differs.
     Cached {
@@ -121,6 +121,33 @@ pub(crate) enum Data {
     },
 }
 
+/// A file of the site published as it is: hashed when the build took it, opened only
+/// beneath the site's folder and never through a link, streamed (never held whole), and
+/// checked against its hash as it is copied, so that a file swapped during the build
+/// publishes nothing but the bytes the manifest records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Copied {
+    /// The site's folder, which the file must lie below.
+    pub(crate) root: PathBuf,
+    pub(crate) file: PathBuf,
+    pub(crate) sha256: String,
+    pub(crate) size: u64,
+}
+
+impl Copied {
+    /// `file` (below `root`) as it is now; an error names it if it cannot be read, or is
+    /// a link or not a plain file.
+    pub(crate) fn of(root: &Path, file: &Path) -> Result<Copied> {
+        let (sha256, size) = crate::beneath::hash(root, file).map_err(|e| Error::io(file, e))?;
+        Ok(Copied {
+            root: root.to_path_buf(),
+            file: file.to_path_buf(),
+            sha256: crate::hashing::hex(&sha256),
+            size,
+        })
+    }
+}
+
 impl Output {
     pub(crate) fn bytes(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
         Output {
@@ -133,8 +160,8 @@ impl Output {
     pub fn read(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
         match &self.data {
             Data::Bytes(b) => Ok(b.as_slice().into()),
-            Data::Copy(p)
-            | Data::Cached { file: p, .. }
+            Data::Copy(c) => crate::beneath::read(&c.root, &c.file, c.size).map(Into::into),
+            Data::Cached { file: p, .. }
             | Data::Published { file: p, .. }
             | Data::Staged { file: p, .. } => std::fs::read(p).map(Into::into),
         }

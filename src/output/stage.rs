@@ -225,15 +225,17 @@ mod tests {
                 ))
             })
             .collect();
+        let source = super::super::Copied {
+            root: "site".into(),
+            file: "site/a.pdf".into(),
+            sha256: String::new(),
+            size: 0,
+        };
         let copy = stage.put(Output {
             path: "a.pdf".into(),
-            data: Data::Copy("a.pdf".into()),
+            data: Data::Copy(source.clone()),
         });
-        assert_eq!(
-            copy.data,
-            Data::Copy("a.pdf".into()),
-            "only bytes are staged"
-        );
+        assert_eq!(copy.data, Data::Copy(source), "only bytes are staged");
         let done = stage.finish().unwrap();
         assert_eq!(done.stamps.len(), 200);
         assert!(done.folders.contains("cases") && done.folders.contains("cases/c7"));

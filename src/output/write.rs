@@ -325,6 +325,10 @@ fn plan(o: &Output, prior: &Prior) -> Result<(Step, [u8; 32])> {
             let cache = std::fs::metadata(file).map_err(|e| Error::io(file, e))?;
             stamp.size == *size && Stamp::of(&cache) == stamp
         }
+        Data::Copy(c) => {
+            stamp.size == c.size
+                && super::copy::sha256_of(&prior.out.join(&o.path)).is_ok_and(|h| h == sha256)
+        }
         _ => {
             let bytes = read(o)?;
             stamp.size == bytes.len() as u64
@@ -340,7 +344,8 @@ fn digest(o: &Output) -> Result<[u8; 32]> {
         Data::Cached { sha256, .. }
         | Data::Published { sha256, .. }
         | Data::Staged { sha256, .. } => Some(sha256),
-        Data::Bytes(_) | Data::Copy(_) => None,
+        Data::Copy(c) => Some(&c.sha256),
+        Data::Bytes(_) => None,
     };
     if let Some(sha256) = known.and_then(|h| crate::hashing::unhex(h)) {
         return Ok(sha256);
@@ -351,8 +356,8 @@ fn digest(o: &Output) -> Result<[u8; 32]> {
 /// An output's bytes; an error names the file they are read from.
 fn read(o: &Output) -> Result<std::borrow::Cow<'_, [u8]>> {
     o.read().map_err(|e| match &o.data {
-        Data::Copy(p)
-        | Data::Cached { file: p, .. }
+        Data::Copy(c) => Error::io(&c.file, e),
+        Data::Cached { file: p, .. }
         | Data::Published { file: p, .. }
         | Data::Staged { file: p, .. } => Error::io(p, e),
         Data::Bytes(_) => Error::io(Path::new(&o.path), e),
@@ -363,7 +368,8 @@ fn read(o: &Output) -> Result<std::borrow::Cow<'_, [u8]>> {
 fn put(o: &Output, target: &Path) -> Result<Stamp> {
     match &o.data {
         Data::Cached { file, sha256, size } => copy_cached(file, sha256, *size, target),
-        Data::Bytes(_) | Data::Copy(_) | Data::Published { .. } | Data::Staged { .. } => {
+        Data::Copy(c) => super::copy::copy_source(c, target),
+        Data::Bytes(_) | Data::Published { .. } | Data::Staged { .. } => {
             write_file(target, &read(o)?)
         }
     }

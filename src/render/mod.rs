@@ -23,11 +23,11 @@ use tera::{Context, Value};
 
 use crate::config::Config;
 use crate::content::Corpus;
-use crate::error::{Diagnostic, Diagnostics, Result};
+use crate::error::{Diagnostic, Diagnostics, Error, Result};
 use crate::html::{self, LinkMode};
 use crate::images::ImageSet;
-use crate::output::{self, Data, Fingerprint, Output};
-use crate::theme::{Theme, error_chain};
+use crate::output::{self, Copied, Data, Fingerprint, Output};
+use crate::theme::{StaticFile, Theme, error_chain};
 use context::PageContext;
 pub(crate) use context::{Shared, verify_page_path};
 pub(crate) use facets::{Facet, FacetValue};
@@ -470,30 +470,47 @@ impl<'a> Renderer<'a> {
         })
     }
 
-    /// What pages show or link besides themselves: derived images and copied attachments.
-    pub(crate) fn page_assets(&self) -> Vec<Output> {
+    /// What pages show or link besides themselves: derived images and copied attachments
+    /// (hashed now, read beneath the site's folder).
+    pub(crate) fn page_assets(&self) -> Result<Vec<Output>> {
         let mut outputs = self.images.outputs();
-        for asset in &self.corpus.assets {
-            outputs.push(Output {
-                path: asset.output.clone(),
-                data: Data::Copy(asset.source.clone()),
-            });
-        }
-        outputs
+        let assets: Vec<Output> = self
+            .corpus
+            .assets
+            .par_iter()
+            .map(|asset| {
+                Ok(Output {
+                    path: asset.output.clone(),
+                    data: Data::Copy(Copied::of(&self.config.root, &asset.source)?),
+                })
+            })
+            .collect::<Result<_>>()?;
+        outputs.extend(assets);
+        Ok(outputs)
     }
 
-    /// The theme's and site's static files, scripts minified.
-    pub(crate) fn theme_outputs(&self) -> Vec<Output> {
+    /// The theme's and site's static files, scripts minified. Files of the site's or a
+    /// theme's folder are copied from disk, never held whole (a script to minify is read).
+    pub(crate) fn theme_outputs(&self) -> Result<Vec<Output>> {
         self.theme
             .static_files
             .par_iter()
-            .map(|(path, bytes)| {
-                let bytes = if self.config.minify && path.ends_with(".js") {
-                    html::minify_js(bytes)
-                } else {
-                    bytes.clone()
+            .map(|(path, file)| {
+                let minify = self.config.minify && path.ends_with(".js");
+                let data = match file {
+                    StaticFile::Bytes(bytes) if minify => Data::Bytes(html::minify_js(bytes)),
+                    StaticFile::Bytes(bytes) => Data::Bytes(bytes.clone()),
+                    StaticFile::Disk(c) if minify => {
+                        let bytes = crate::beneath::read(&c.root, &c.file, c.size)
+                            .map_err(|e| Error::io(&c.file, e))?;
+                        Data::Bytes(html::minify_js(&bytes))
+                    }
+                    StaticFile::Disk(c) => Data::Copy(c.clone()),
                 };
-                Output::bytes(path.clone(), bytes)
+                Ok(Output {
+                    path: path.clone(),
+                    data,
+                })
             })
             .collect()
     }

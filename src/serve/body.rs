@@ -71,6 +71,20 @@ pub(super) async fn open(path: &Path, roots: &[PathBuf]) -> Option<Content> {
     })
 }
 
+/// A static file or attachment, opened beneath the site's folder without following a
+/// link (as `build` reads it): a file replaced by a link is not served, wherever it points.
+pub(super) async fn open_beneath(root: &Path, file: &Path) -> Option<Content> {
+    let (root, file) = (root.to_path_buf(), file.to_path_buf());
+    let (file, meta) = tokio::task::spawn_blocking(move || crate::beneath::open(&root, &file))
+        .await
+        .ok()?
+        .ok()?;
+    Some(Content::File {
+        file: tokio::fs::File::from_std(file),
+        len: meta.len(),
+    })
+}
+
 /// Which part of a representation of `len` bytes a `Range` header asks for.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Span {

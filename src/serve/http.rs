@@ -114,9 +114,8 @@ async fn site_file(app: &App, uri: &Uri, request: &HeaderMap, head: bool) -> Res
                     Some(Content::Memory(inject_live_reload(b)))
                 }
                 Data::Bytes(_) => Some(Content::Memory(body::shared(&file))),
-                Data::Copy(path) | Data::Cached { file: path, .. } => {
-                    body::open(path, &app.allowed_roots).await
-                }
+                Data::Copy(c) => body::open_beneath(&c.root, &c.file).await,
+                Data::Cached { file: path, .. } => body::open(path, &app.allowed_roots).await,
                 // Only `casebook build` reuses what it published or stages pages on disk;
                 // serve keeps every page in memory.
                 Data::Published { .. } | Data::Staged { .. } => None,

@@ -454,8 +454,12 @@ impl Session {
         watch.lap("choose pages");
         let rendered = renderer.render_pages(&to_render)?;
         watch.lap("render pages");
-        let assets = (old.is_none() || content_changed).then(|| renderer.page_assets());
-        let theme_outputs = (old.is_none() || theme_changed).then(|| renderer.theme_outputs());
+        let assets = (old.is_none() || content_changed)
+            .then(|| renderer.page_assets())
+            .transpose()?;
+        let theme_outputs = (old.is_none() || theme_changed)
+            .then(|| renderer.theme_outputs())
+            .transpose()?;
         if old.is_none() {
             let paths = rendered.iter().map(|(_, o, _)| o);
             let paths = paths.chain(assets.iter().flatten());

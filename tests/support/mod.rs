@@ -303,3 +303,38 @@ pub fn patterned_png(w: u32, h: u32) -> Vec<u8> {
     .unwrap();
     out
 }
+
+/// Seals journal bytes for the output folder `out` as casebook on this machine does
+/// (`src/output/seal.rs`), making the key file beside it if there is none: for tests that
+/// leave a stopped update by hand.
+#[cfg(unix)]
+pub fn seal_journal(out: &Path, mut body: Vec<u8>) -> Vec<u8> {
+    use blake2::{Blake2b512, Digest};
+    use std::os::unix::fs::MetadataExt;
+    let name = out.file_name().unwrap().to_string_lossy().into_owned();
+    let key_file = out.parent().unwrap().join(format!(".{name}.casebook-key"));
+    if !key_file.exists() {
+        std::fs::write(&key_file, [42u8; 32]).unwrap();
+    }
+    let secret = std::fs::read(&key_file).unwrap();
+    let (key, dir) = (
+        std::fs::metadata(&key_file).unwrap(),
+        std::fs::metadata(out).unwrap(),
+    );
+    let mut h = Blake2b512::new();
+    h.update(b"casebook-journal-seal-1\0");
+    h.update(&secret);
+    for n in [key.dev(), key.ino()] {
+        h.update(n.to_le_bytes());
+    }
+    for n in [key.ctime(), key.ctime_nsec()] {
+        h.update(n.to_le_bytes());
+    }
+    for n in [dir.dev(), dir.ino()] {
+        h.update(n.to_le_bytes());
+    }
+    h.update(&body);
+    let seal = h.finalize();
+    body.extend_from_slice(&seal[..32]);
+    body
+}
