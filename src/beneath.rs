@@ -22,7 +22,7 @@ pub(crate) fn not_a_plain_file() -> io::Error {
 /// following any symbolic link below it, and only if it is a regular file. `root` itself
 /// is opened as given (the publisher chose it).
 pub(crate) fn open(root: &Path, path: &Path) -> io::Result<(File, std::fs::Metadata)> {
-    let rel = path.strip_prefix(root).unwrap_or(path);
+    let rel = below(root, path);
     if rel.is_absolute()
         || rel.components().next().is_none()
         || !rel.components().all(|c| matches!(c, Component::Normal(_)))
@@ -35,6 +35,25 @@ pub(crate) fn open(root: &Path, path: &Path) -> io::Result<(File, std::fs::Metad
         return Err(not_a_plain_file());
     }
     Ok((file, meta))
+}
+
+/// `path` relative to `root`, whichever form each is given in (relative, absolute, with
+/// links resolved); `path` itself when it is not below `root` (then refused if absolute).
+fn below<'a>(root: &Path, path: &'a Path) -> &'a Path {
+    if let Ok(rel) = path.strip_prefix(root) {
+        return rel;
+    }
+    if path.is_relative() {
+        return path;
+    }
+    [
+        std::path::absolute(root).ok(),
+        std::fs::canonicalize(root).ok(),
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(|r| path.strip_prefix(r).ok())
+    .unwrap_or(path)
 }
 
 /// Reads a whole file opened as [`open`] does; refuses one over `limit` bytes.
@@ -256,6 +275,27 @@ fn open_beneath(root: &Path, rel: &Path) -> io::Result<File> {
 mod tests {
     use super::*;
 
+    /// `to` relative to `from` (both absolute), with `..` as needed.
+    fn pathdiff(to: &Path, from: &Path) -> std::path::PathBuf {
+        let (to, from) = (
+            std::fs::canonicalize(to).unwrap(),
+            std::fs::canonicalize(from).unwrap(),
+        );
+        let common = to
+            .components()
+            .zip(from.components())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut out = std::path::PathBuf::new();
+        for _ in from.components().skip(common) {
+            out.push("..");
+        }
+        for c in to.components().skip(common) {
+            out.push(c);
+        }
+        out
+    }
+
     #[test]
     fn files_open_beneath_and_links_never() {
         let dir = tempfile::tempdir().unwrap();
@@ -274,6 +314,13 @@ mod tests {
         assert!(read(&root, Path::new("static/css/a.css"), 2).is_err());
         assert!(read(&root, Path::new("../secret"), 100).is_err());
         assert!(read(&root, &dir.path().join("secret"), 100).is_err());
+        // The same file named through a relative root and an absolute path.
+        let here = std::env::current_dir().unwrap();
+        let rel_root = pathdiff(&root, &here);
+        assert_eq!(
+            read(&rel_root, &root.join("static/css/a.css"), 10).unwrap(),
+            b"a{}"
+        );
         assert!(read(&root, Path::new("static"), 100).is_err());
         #[cfg(unix)]
         {

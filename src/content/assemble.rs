@@ -106,7 +106,11 @@ pub(super) fn assemble(
                 let rel = to_slash(f);
                 if let Some(name) = rel.strip_prefix(&bundle_dir) {
                     if !name.contains('/')
-                        && publishable_attachment(&content_dir.join(f), &photo_sources)
+                        && publishable_attachment(
+                            &config.root,
+                            &content_dir.join(f),
+                            &photo_sources,
+                        )
                     {
                         corpus.assets.push(Asset {
                             source: content_dir.join(f),
@@ -134,7 +138,8 @@ pub(super) fn assemble(
         let rel = to_slash(f);
         let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
         if let Some(&s) = section_index.get(&(dir.to_string(), config.default_language.clone())) {
-            if Some(dir) != case_dir && publishable_attachment(&content_dir.join(f), &photo_sources)
+            if Some(dir) != case_dir
+                && publishable_attachment(&config.root, &content_dir.join(f), &photo_sources)
             {
                 let name = rel.rsplit('/').next().unwrap_or_default();
                 corpus.assets.push(Asset {
@@ -208,7 +213,11 @@ fn name_fits(url_path: &str, source: &Path, diags: &mut Diagnostics) {
 
 /// Attachments are copied as they are, so anything that is or may be a photograph is not:
 /// by extension, by content, or because a page lists it in `[[photos]]`.
-pub(super) fn publishable_attachment(path: &Path, photo_sources: &HashSet<PathBuf>) -> bool {
+pub(super) fn publishable_attachment(
+    root: &Path,
+    path: &Path,
+    photo_sources: &HashSet<PathBuf>,
+) -> bool {
     if is_image(path) {
         return false;
     }
@@ -216,8 +225,8 @@ pub(super) fn publishable_attachment(path: &Path, photo_sources: &HashSet<PathBu
         return false;
     }
     let mut head = [0u8; 16];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+    let n = crate::beneath::open(root, path)
+        .and_then(|(mut f, _)| std::io::Read::read(&mut f, &mut head))
         .unwrap_or(0);
     !looks_like_image(&head[..n])
 }
