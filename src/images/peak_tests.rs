@@ -260,7 +260,11 @@ fn the_reservation_covers_what_every_pixel_format_holds() {
     let tall = DynamicImage::ImageLuma16(ImageBuffer::from_fn(800, 9000, |x, y| {
         Luma([value(x, y, 3)])
     }));
-    let cases = [cases, vec![("png L16 tall", encoded(&tall, ImageFormat::Png))]].concat();
+    let cases = [
+        cases,
+        vec![("png L16 tall", encoded(&tall, ImageFormat::Png))],
+    ]
+    .concat();
     let dir = tempfile::tempdir().unwrap();
     let mut short = Vec::new();
     for (what, bytes) in cases {
