@@ -6,7 +6,8 @@
 #   bash benches/image-memory.sh [BIN]     (default: this checkout's release build)
 #
 # Classes (examples/memory-images.rs): one 100-megapixel 16-bit RGBA PNG, one
-# 100-megapixel 8-bit PNG, one 40-megapixel 16-bit TIFF, and 32 JPEGs of 6000x4000.
+# 100-megapixel 8-bit PNG, eight 100-megapixel 16-bit greyscale PNGs, one 40-megapixel
+# 16-bit TIFF, and 32 JPEGs of 6000x4000.
 # Prints, for each class and thread count, the exit code, the wall time and the peak
 # resident memory (GNU time's maximum RSS). images.max_memory_mb is left at its default.
 set -euo pipefail
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 build_tools memory-images
 bin=${1:-$bin}
 printf '%-10s %7s %5s %8s %10s\n' class threads exit seconds "peak MiB"
-for class in deep-png wide-png tiff16 many; do
+for class in deep-png wide-png grey16-png tiff16 many; do
   target/release/examples/memory-images "$work/$class" "$class"
   for threads in "$(nproc)" 16; do
     rm -rf "$work/$class/public" "$work/$class/.casebook-cache"

@@ -3,6 +3,8 @@
 //!
 //! - `deep-png`: one 100-megapixel 16-bit RGBA PNG (800 MB decoded);
 //! - `wide-png`: one 100-megapixel 8-bit RGB PNG (300 MB decoded);
+//! - `grey16-png`: eight 100-megapixel 16-bit greyscale PNGs (200 MB each decoded, at its
+//!   own depth), more than the budget holds at once;
 //! - `tiff16`: one 40-megapixel 16-bit RGB TIFF;
 //! - `many`: 32 JPEGs of 6000x4000 (72 MB each decoded), more than any machine has cores.
 //!
@@ -13,7 +15,7 @@ use std::path::Path;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(out), Some(class)) = (args.get(1), args.get(2)) else {
-        eprintln!("usage: memory-images OUT deep-png|wide-png|tiff16|many");
+        eprintln!("usage: memory-images OUT deep-png|wide-png|grey16-png|tiff16|many");
         std::process::exit(2);
     };
     let out = Path::new(out);
@@ -37,6 +39,9 @@ fn main() {
     let files: Vec<String> = match class.as_str() {
         "deep-png" => vec![write_png(&case, "deep.png", 10_000, 10_000, true)],
         "wide-png" => vec![write_png(&case, "wide.png", 10_000, 10_000, false)],
+        "grey16-png" => (0..8)
+            .map(|i| write_grey16_png(&case, i, 10_000, 10_000))
+            .collect(),
         "tiff16" => vec![write_tiff16(&case, "deep.tiff", 7_746, 5_164)],
         "many" => (0..32)
             .map(|i| write_jpeg(&case, i, 6_000, 4_000))
@@ -82,6 +87,30 @@ fn write_png(dir: &Path, name: &str, w: u32, h: u32, deep_alpha: bool) -> String
             .unwrap();
     }
     name.to_string()
+}
+
+/// A 16-bit greyscale PNG with noise in its lowest bit, so that it does not compress to
+/// nothing (77 MB): two fit in the default budget side by side, as the did.
+fn write_grey16_png(dir: &Path, i: u32, w: u32, h: u32) -> String {
+    use image::ImageEncoder;
+    let name = format!("g{i}.png");
+    let file = std::io::BufWriter::new(std::fs::File::create(dir.join(&name)).unwrap());
+    let encoder = image::codecs::png::PngEncoder::new_with_quality(
+        file,
+        image::codecs::png::CompressionType::Fast,
+        image::codecs::png::FilterType::Sub,
+    );
+    let mut bytes = vec![0u8; (w * h * 2) as usize];
+    for (n, px) in bytes.chunks_exact_mut(2).enumerate() {
+        let (x, y) = (n as u32 % w, n as u32 / w);
+        let noise = (x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663) ^ i) >> 20;
+        let v = (((x * 3 + y * 2) & 0xFFF8) | (noise & 1)) as u16;
+        px.copy_from_slice(&v.to_be_bytes());
+    }
+    encoder
+        .write_image(&bytes, w, h, image::ExtendedColorType::L16)
+        .unwrap();
+    name
 }
 
 fn write_tiff16(dir: &Path, name: &str, w: u32, h: u32) -> String {

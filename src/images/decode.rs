@@ -91,14 +91,21 @@ fn peak(
         Kind::WebP => pixels * 4,
         Kind::Other => 0,
     };
-    let widest = u64::from(config.largest_width().min(w.max(h)));
-    let largest = widest * widest * 3;
+    // Widths apply upright and the header does not say which way up: the largest size is
+    // at most `widest` across and as tall as the source's proportions make it. Resizing
+    // 8-bit pixels, fast_image_resize's first (vertical) pass fills a buffer as wide as the
+    // source and as tall as that size: `widest` x the long side at most (36 MB for a
+    // 10000x10000 source made 1200 wide).
+    let long = u64::from(w.max(h));
+    let widest = u64::from(config.largest_width()).min(long);
+    let largest = widest * (widest * long).div_ceil(u64::from(w.min(h)).max(1)) * 3;
+    let first_pass = widest * long * 3;
     let file = if matches!(kind, Kind::Jpeg { .. }) {
         2 * file_len
     } else {
         file_len
     };
-    file + decoded + beside + rgb8 + 2 * largest + (4 << 20)
+    file + decoded + beside + rgb8 + 2 * largest + first_pass + (4 << 20)
 }
 
 /// What deriving from the photograph at `path` will hold at its peak, from its header

@@ -255,6 +255,16 @@ fn the_reservation_covers_what_every_pixel_format_holds() {
             out
         }),
     ];
+    // A tall source: its largest size is taller than wide, and the resize's first pass
+    // holds a buffer as tall as that size and as wide as the source.
+    let tall = DynamicImage::ImageLuma16(ImageBuffer::from_fn(800, 9000, |x, y| {
+        Luma([value(x, y, 3)])
+    }));
+    let cases = [
+        cases,
+        vec![("png L16 tall", encoded(&tall, ImageFormat::Png))],
+    ]
+    .concat();
     let dir = tempfile::tempdir().unwrap();
     let mut short = Vec::new();
     for (what, bytes) in cases {
