@@ -45,6 +45,15 @@ fn tree(base: &Path) -> PathBuf {
     out
 }
 
+/// A temporary folder (kept while the first value lives), its resolved path, and the
+/// output of the `tree` made in it.
+fn site() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let out = tree(&base);
+    (dir, base, out)
+}
+
 fn hostile_paths(base: &Path) -> Vec<String> {
     let abs = base.join("outside/s1").to_string_lossy().into_owned();
     let abs_dir = base.join("outside").to_string_lossy().into_owned();
@@ -101,9 +110,7 @@ proptest! {
         created in proptest::collection::vec(0usize..22, 0..4),
         undoing in any::<bool>(),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(dir.path()).unwrap();
-        let out = tree(&base);
+        let (_dir, base, out) = site();
         let paths = hostile_paths(&base);
         let names = pending_names();
         let beside = Beside::of(&out);
@@ -142,9 +149,7 @@ proptest! {
 
 #[test]
 fn a_journal_naming_paths_outside_is_refused_before_anything_moves() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let out = tree(&base);
+    let (_dir, base, out) = site();
     let beside = Beside::of(&out);
     std::fs::create_dir_all(&beside.pending).unwrap();
     let journal = Journal {
@@ -168,9 +173,7 @@ fn a_journal_naming_paths_outside_is_refused_before_anything_moves() {
 
 #[test]
 fn a_journal_not_sealed_here_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let out = tree(&base);
+    let (_dir, base, out) = site();
     let beside = Beside::of(&out);
     std::fs::create_dir_all(&beside.pending).unwrap();
     let journal = Journal {
@@ -190,9 +193,7 @@ fn a_journal_not_sealed_here_is_refused() {
 
 #[test]
 fn an_undo_repeated_after_a_partial_one_keeps_the_old_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let out = tree(&base);
+    let (_dir, base, out) = site();
     let beside = Beside::of(&out);
     std::fs::create_dir_all(beside.pending.join("old")).unwrap();
     // The state after an undo put `index.html` back: the new file was moved in (gone from
@@ -226,9 +227,7 @@ fn an_undo_repeated_after_a_partial_one_keeps_the_old_file() {
 #[cfg(unix)]
 #[test]
 fn links_in_place_of_the_neighbour_folders_are_removed_not_followed() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let out = tree(&base);
+    let (_dir, base, out) = site();
     let beside = Beside::of(&out);
     let outside = snapshot(&base.join("outside"));
     std::os::unix::fs::symlink(base.join("outside"), &beside.pending).unwrap();
@@ -246,9 +245,7 @@ fn links_in_place_of_the_neighbour_folders_are_removed_not_followed() {
 
 #[test]
 fn an_output_given_through_dots_has_its_neighbours_outside_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let out = tree(&base);
+    let (_dir, _base, out) = site();
     let dotted = out.join("a/..");
     let beside = Beside::of(&dotted);
     assert_eq!(beside.pending, Beside::of(&out).pending);

@@ -18,6 +18,7 @@ pub(crate) mod export;
 mod feeds;
 mod files;
 mod hosting;
+mod load;
 mod options;
 mod publish;
 mod release;
@@ -41,6 +42,8 @@ use crate::theme::Theme;
 pub(crate) use crate::timing::Stopwatch;
 pub(crate) use files::Files;
 use files::{Merge, Stale};
+pub(crate) use load::derive_shard;
+use load::load_content;
 pub use options::{BuildOptions, Notice, Notices};
 pub(crate) use publish::Publishing;
 pub use release::Signing;
@@ -712,41 +715,6 @@ fn warn(notices: Option<&Notices>, warnings: &[Diagnostic]) {
     for warning in warnings {
         Notices::tell(notices, Notice::Warning(warning.clone()));
     }
-}
-
-/// Loads the content with every problem found in it: the files' own and, when there are
-/// any, the broken `@/` links too, so a publisher sees them all in one pass. `cache`
-/// (serve) re-parses only changed files.
-fn load_content(
-    config: &Config,
-    drafts: bool,
-    cache: Option<&mut ParseCache>,
-) -> Result<(Corpus, Vec<Diagnostic>)> {
-    let (corpus, mut diags) = match cache {
-        Some(cache) => crate::content::load_cached(config, drafts, cache)?,
-        None => crate::content::load_partial(config, drafts)?,
-    };
-    if !diags.is_empty() {
-        diags.extend(render::markdown_link_errors(config, &corpus));
-    }
-    Ok((corpus, diags))
-}
-
-/// Loads the content and derives one shard's part of its photographs into the image cache
-/// (`build --shard I/N`); returns the part and the site's number of photographs.
-pub(crate) fn derive_shard(
-    options: &BuildOptions,
-    shard: images::Shard,
-) -> Result<(ImageSet, usize, PathBuf)> {
-    let config = Config::load(&options.root)?;
-    let (corpus, mut diags) = load_content(&config, options.drafts, None)?;
-    if !diags.is_empty() {
-        diags.sort();
-        diags.dedup();
-        return Err(Error::Diagnostics(diags));
-    }
-    let (part, total) = images::run_shard(&config, &corpus, options.progress.as_ref(), shard)?;
-    Ok((part, total, config.root.join(&config.images.cache_dir)))
 }
 
 /// Where a one-shot build leaves its search index for the next.

@@ -1,0 +1,46 @@
+//! Loading a site's content with every problem found in it, and deriving one shard's part
+//! of its photographs (`build --shard I/N`).
+
+use std::path::PathBuf;
+
+use super::BuildOptions;
+use crate::config::Config;
+use crate::content::{Corpus, ParseCache};
+use crate::error::{Diagnostic, Error, Result};
+use crate::images::{self, ImageSet};
+use crate::render;
+
+/// Loads the content with every problem found in it: the files' own and, when there are
+/// any, the broken `@/` links too, so a publisher sees them all in one pass. `cache`
+/// (serve) re-parses only changed files.
+pub(super) fn load_content(
+    config: &Config,
+    drafts: bool,
+    cache: Option<&mut ParseCache>,
+) -> Result<(Corpus, Vec<Diagnostic>)> {
+    let (corpus, mut diags) = match cache {
+        Some(cache) => crate::content::load_cached(config, drafts, cache)?,
+        None => crate::content::load_partial(config, drafts)?,
+    };
+    if !diags.is_empty() {
+        diags.extend(render::markdown_link_errors(config, &corpus));
+    }
+    Ok((corpus, diags))
+}
+
+/// Loads the content and derives one shard's part of its photographs into the image cache
+/// (`build --shard I/N`); returns the part and the site's number of photographs.
+pub(crate) fn derive_shard(
+    options: &BuildOptions,
+    shard: images::Shard,
+) -> Result<(ImageSet, usize, PathBuf)> {
+    let config = Config::load(&options.root)?;
+    let (corpus, mut diags) = load_content(&config, options.drafts, None)?;
+    if !diags.is_empty() {
+        diags.sort();
+        diags.dedup();
+        return Err(Error::Diagnostics(diags));
+    }
+    let (part, total) = images::run_shard(&config, &corpus, options.progress.as_ref(), shard)?;
+    Ok((part, total, config.root.join(&config.images.cache_dir)))
+}
