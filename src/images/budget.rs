@@ -13,61 +13,122 @@ use std::sync::{Condvar, Mutex};
 #[derive(Debug)]
 pub(crate) struct Budget {
     total: u64,
-    free: Mutex<u64>,
+    state: Mutex<State>,
     freed: Condvar,
 }
 
-/// Bytes held from a [`Budget`] until dropped.
 #[derive(Debug)]
-pub(crate) struct Held<'a> {
+struct State {
+    free: u64,
+    /// Photographs waiting for bytes: while any waits, no worker keeps bytes it is not using.
+    waiting: usize,
+}
+
+/// One worker's share of a [`Budget`], kept from one photograph to the next.
+///
+/// A photograph's freed pixels stay with mimalloc (the binary's allocator) for a moment
+/// before they go back to the system, and the worker's next photograph reuses them. So a
+/// worker keeps its bytes after a photograph while nobody waits for them, and the next
+/// photograph that fits in them starts at once, in memory already mapped. Handing bytes
+/// back first returns that memory (`mi_collect`): making every photograph map and clear its
+/// memory again cost a cold build of 1,000 photographs a third of its time.
+#[derive(Debug)]
+pub(crate) struct Keeper<'a> {
     budget: &'a Budget,
-    bytes: u64,
+    kept: u64,
+}
+
+/// A photograph's hold on its worker's bytes, until dropped.
+#[derive(Debug)]
+pub(crate) struct Held<'k, 'a> {
+    keeper: &'k mut Keeper<'a>,
 }
 
 impl Budget {
     pub(crate) fn new(total: u64) -> Budget {
         Budget {
             total,
-            free: Mutex::new(total),
+            state: Mutex::new(State {
+                free: total,
+                waiting: 0,
+            }),
             freed: Condvar::new(),
         }
     }
 
-    pub(crate) fn total(&self) -> u64 {
-        self.total
+    /// A worker's share, empty until it holds a photograph.
+    pub(crate) fn keeper(&self) -> Keeper<'_> {
+        Keeper {
+            budget: self,
+            kept: 0,
+        }
     }
 
-    /// Waits until `bytes` are free and holds them; `None` if the budget could never hold
-    /// them. A holder never asks for more, so waiting always ends.
-    pub(crate) fn reserve(&self, bytes: u64) -> Option<Held<'_>> {
-        if bytes > self.total {
-            return None;
-        }
-        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        while *free < bytes {
-            free = self.freed.wait(free).unwrap_or_else(|e| e.into_inner());
-        }
-        *free -= bytes;
-        Some(Held {
-            budget: self,
-            bytes,
-        })
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-impl Drop for Held<'_> {
-    fn drop(&mut self) {
-        // The holder has freed its pixels by now, but mimalloc (the binary's allocator) keeps
-        // freed memory resident for a second before it purges it, and a photograph admitted
-        // in that second holds its own beside it: eight 100-megapixel PNGs peaked at
-        // 1,097 MiB against a budget of 768 (benches/README.md). The budget's bytes go back
-        // only once the memory has.
+impl<'a> Keeper<'a> {
+    pub(crate) fn total(&self) -> u64 {
+        self.budget.total
+    }
+
+    /// Holds `bytes` for one photograph: from what this worker kept, when that is enough
+    /// and no other photograph waits, else from the budget, waiting until they are free.
+    /// `None` if the budget could never hold them. A holder never asks for more while it
+    /// holds, so waiting always ends.
+    pub(crate) fn hold(&mut self, bytes: u64) -> Option<Held<'_, 'a>> {
+        if bytes > self.budget.total {
+            return None;
+        }
+        let keep = self.kept >= bytes && self.budget.lock().waiting == 0;
+        if !keep {
+            self.give_back();
+            let mut state = self.budget.lock();
+            state.waiting += 1;
+            while state.free < bytes {
+                state = self
+                    .budget
+                    .freed
+                    .wait(state)
+                    .unwrap_or_else(|e| e.into_inner());
+            }
+            state.waiting -= 1;
+            state.free -= bytes;
+            self.kept = bytes;
+        }
+        Some(Held { keeper: self })
+    }
+
+    /// Returns what this worker's photographs freed to the system, then their bytes to the
+    /// budget: the next photograph admitted into those bytes must not find them still
+    /// resident beside its own.
+    fn give_back(&mut self) {
+        if self.kept == 0 {
+            return;
+        }
         // SAFETY: mi_collect only walks mimalloc's own structures; memory another allocator
         // holds is left alone.
         unsafe { libmimalloc_sys::mi_collect(true) };
-        let mut free = self.budget.free.lock().unwrap_or_else(|e| e.into_inner());
-        *free += self.bytes;
+        let mut state = self.budget.lock();
+        state.free += std::mem::take(&mut self.kept);
         self.budget.freed.notify_all();
+    }
+}
+
+impl Drop for Keeper<'_> {
+    fn drop(&mut self) {
+        self.give_back();
+    }
+}
+
+impl Drop for Held<'_, '_> {
+    fn drop(&mut self) {
+        // Done with the photograph: keep its bytes for the next unless another waits.
+        if self.keeper.budget.lock().waiting > 0 {
+            self.keeper.give_back();
+        }
     }
 }
 
@@ -79,15 +140,17 @@ mod tests {
     #[test]
     fn holders_never_exceed_the_budget_and_too_much_is_refused() {
         let budget = Budget::new(100);
-        assert!(budget.reserve(101).is_none());
+        assert!(budget.keeper().hold(101).is_none());
         let (held, peak) = (AtomicU64::new(0), AtomicU64::new(0));
         std::thread::scope(|s| {
             for i in 0..16u64 {
                 let (budget, held, peak) = (&budget, &held, &peak);
                 s.spawn(move || {
-                    for _ in 0..50 {
-                        let bytes = 10 + (i * 7) % 60;
-                        let _h = budget.reserve(bytes).unwrap();
+                    let mut keeper = budget.keeper();
+                    for j in 0..50 {
+                        // Sizes that grow and shrink, so kept bytes are reused and given back.
+                        let bytes = 10 + (i * 7 + j * 13) % 60;
+                        let _h = keeper.hold(bytes).unwrap();
                         let now = held.fetch_add(bytes, Ordering::SeqCst) + bytes;
                         peak.fetch_max(now, Ordering::SeqCst);
                         std::thread::yield_now();
@@ -97,7 +160,33 @@ mod tests {
             }
         });
         assert!(peak.load(Ordering::SeqCst) <= 100);
-        assert_eq!(*budget.free.lock().unwrap(), 100);
+        assert_eq!(budget.lock().free, 100);
+    }
+
+    #[test]
+    fn a_worker_keeps_its_bytes_until_another_photograph_waits_for_them() {
+        let budget = Budget::new(100);
+        let mut a = budget.keeper();
+        drop(a.hold(80).unwrap());
+        // Nobody waits: the worker keeps its 80 bytes, and a smaller photograph uses them.
+        assert_eq!(budget.lock().free, 20);
+        drop(a.hold(50).unwrap());
+        assert_eq!(budget.lock().free, 20);
+        std::thread::scope(|s| {
+            let held = a.hold(60).unwrap();
+            let waiter = s.spawn(|| {
+                let mut b = budget.keeper();
+                let _h = b.hold(70).unwrap();
+            });
+            while budget.lock().waiting == 0 {
+                std::thread::yield_now();
+            }
+            // Another photograph waits: the worker's bytes go back when its photograph ends.
+            drop(held);
+            waiter.join().unwrap();
+        });
+        assert_eq!(a.kept, 0);
+        assert_eq!(budget.lock().free, 100);
     }
 
     /// Bytes of `len` from `p` the system holds in memory for this process.
@@ -115,14 +204,15 @@ mod tests {
         flags.iter().filter(|f| *f & 1 == 1).count() * page
     }
 
-    /// What a holder allocated and freed through mimalloc (the binary's allocator) is back
-    /// with the system once its reservation is: mimalloc keeps freed memory resident for a
-    /// second, and the next photograph admitted would hold its own beside it.
+    /// What a worker allocated and freed through mimalloc (the binary's allocator) is back
+    /// with the system once its bytes are: mimalloc keeps freed memory resident for a
+    /// moment, and the next photograph admitted would hold its own beside it.
     #[test]
-    fn memory_freed_by_a_holder_is_returned_before_its_bytes_are() {
+    fn memory_freed_by_a_worker_is_returned_before_its_bytes_are() {
         let len = 64 << 20;
         let budget = Budget::new(len as u64);
-        let held = budget.reserve(len as u64).unwrap();
+        let mut keeper = budget.keeper();
+        let held = keeper.hold(len as u64).unwrap();
         // SAFETY: a block of `len` bytes, written, then freed and never touched again.
         let p = unsafe {
             let p = libmimalloc_sys::mi_malloc(len).cast::<u8>();
@@ -131,9 +221,12 @@ mod tests {
             libmimalloc_sys::mi_free(p.cast());
             p
         };
-        // Freed, it is still resident: what the reservation must not outlive.
-        assert!(resident(p, len) > len / 2, "{}", resident(p, len));
+        // Freed, it is still resident, and the worker still holds its bytes.
         drop(held);
+        assert!(resident(p, len) > len / 2, "{}", resident(p, len));
+        assert_eq!(budget.lock().free, 0);
+        drop(keeper);
         assert!(resident(p, len) < len / 16, "{}", resident(p, len));
+        assert_eq!(budget.lock().free, len as u64);
     }
 }

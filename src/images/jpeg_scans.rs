@@ -41,10 +41,16 @@ struct Frame {
     mcus: (usize, usize),
 }
 
+/// Bits looked up at once: most codes, and most codes with the magnitude after them.
+const FAST_BITS: u32 = 11;
+
 #[derive(Clone, Default)]
 struct Table {
-    /// By the next 9 bits: the code's length and symbol (length 0: a longer code).
+    /// By the next `FAST_BITS` bits: the code's length and symbol (length 0: a longer code).
     fast: Vec<(u8, u8)>,
+    /// By the next `FAST_BITS` bits: the length of the code and of the magnitude bits its
+    /// symbol announces (`symbol & 15`), when both fit (else 0).
+    skip: Vec<u8>,
     /// For lengths 1..=16: the largest code, and where its symbols start less the first code.
     max: [i32; 17],
     offset: [i32; 17],
@@ -54,7 +60,8 @@ struct Table {
 impl Table {
     fn new(counts: &[u8], symbols: &[u8]) -> Table {
         let mut t = Table {
-            fast: vec![(0, 0); 512],
+            fast: vec![(0, 0); 1 << FAST_BITS],
+            skip: Vec::new(),
             max: [-1; 17],
             offset: [0; 17],
             symbols: symbols.to_vec(),
@@ -64,12 +71,12 @@ impl Table {
             let n = usize::from(counts[len - 1]);
             t.offset[len] = k as i32 - code;
             for _ in 0..n {
-                if len <= 9 && k < symbols.len() {
-                    let shift = 9 - len;
+                if len <= FAST_BITS as usize && k < symbols.len() {
+                    let shift = FAST_BITS as usize - len;
                     for low in 0..1usize << shift {
                         let at = ((code as usize) << shift) | low;
-                        if at < 512 {
-                            t.fast[at] = (len as u8, symbols[k]);
+                        if let Some(slot) = t.fast.get_mut(at) {
+                            *slot = (len as u8, symbols[k]);
                         }
                     }
                 }
@@ -81,11 +88,26 @@ impl Table {
             }
             code <<= 1;
         }
+        t.skip = t
+            .fast
+            .iter()
+            .map(|&(len, symbol)| {
+                let total = len + (symbol & 15);
+                if len > 0 && u32::from(total) <= FAST_BITS {
+                    total
+                } else {
+                    0
+                }
+            })
+            .collect();
         t
     }
 }
 
-/// Reads the bits of one scan's entropy-coded data, up to the next marker.
+/// Reads the bits of one scan's entropy-coded data, up to the next marker. `Copy`, so a
+/// scan's walk keeps it in registers (methods inlined): this loop is a cold build's
+/// hottest after the decoders' own.
+#[derive(Clone, Copy)]
 struct Bits<'a> {
     data: &'a [u8],
     at: usize,
@@ -98,7 +120,32 @@ struct Bits<'a> {
 }
 
 impl Bits<'_> {
+    #[inline(always)]
     fn fill(&mut self) {
+        if self.n > 56 {
+            return;
+        }
+        // Whole bytes at once while the next eight hold no 0xFF (no stuffing, no marker).
+        if self.pad == 0
+            && let Some(chunk) = self.data.get(self.at..self.at + 8)
+        {
+            let word = u64::from_be_bytes(chunk.try_into().unwrap_or([0xFF; 8]));
+            let inverse = !word;
+            let has_ff =
+                inverse.wrapping_sub(0x0101_0101_0101_0101) & !inverse & 0x8080_8080_8080_8080 != 0;
+            if !has_ff {
+                let take = (64 - self.n) / 8;
+                let bytes = if take == 8 {
+                    word
+                } else {
+                    word >> (64 - 8 * take)
+                };
+                self.acc |= bytes << (64 - 8 * take - self.n);
+                self.n += 8 * take;
+                self.at += take as usize;
+                return;
+            }
+        }
         while self.n <= 56 {
             let byte = match self.data.get(self.at..self.at + 2) {
                 _ if self.pad > 0 => None,
@@ -123,6 +170,7 @@ impl Bits<'_> {
         }
     }
 
+    #[inline(always)]
     fn consume(&mut self, k: u32) {
         if k > self.n - self.pad {
             self.overrun = true;
@@ -132,6 +180,7 @@ impl Bits<'_> {
         self.pad = self.pad.min(self.n);
     }
 
+    #[inline(always)]
     fn bits(&mut self, k: u32) -> u32 {
         if k == 0 {
             return 0;
@@ -142,9 +191,10 @@ impl Bits<'_> {
         v
     }
 
+    #[inline(always)]
     fn decode(&mut self, t: &Table) -> Result<u8, String> {
         self.fill();
-        let Some(&(len, symbol)) = t.fast.get((self.acc >> 55) as usize) else {
+        let Some(&(len, symbol)) = t.fast.get((self.acc >> (64 - FAST_BITS)) as usize) else {
             return Err(damaged(
                 "a scan uses a Huffman table the file does not define",
             ));
@@ -153,7 +203,7 @@ impl Bits<'_> {
             self.consume(u32::from(len));
             return Ok(symbol);
         }
-        for len in 10..=16 {
+        for len in FAST_BITS as usize + 1..=16 {
             let code = (self.acc >> (64 - len)) as i32;
             if code <= t.max[len] {
                 self.consume(len as u32);
@@ -164,7 +214,25 @@ impl Bits<'_> {
         Err(bad_code())
     }
 
+    /// Decodes a symbol and passes the `symbol & 15` bits after it (a baseline
+    /// coefficient's magnitude), in one lookup when both fit.
+    #[inline(always)]
+    fn symbol_past_bits(&mut self, t: &Table) -> Result<u8, String> {
+        self.fill();
+        if let Some(&total) = t.skip.get((self.acc >> (64 - FAST_BITS)) as usize)
+            && total > 0
+        {
+            let symbol = t.fast[(self.acc >> (64 - FAST_BITS)) as usize].1;
+            self.consume(u32::from(total));
+            return Ok(symbol);
+        }
+        let symbol = self.decode(t)?;
+        self.bits(u32::from(symbol & 15));
+        Ok(symbol)
+    }
+
     /// Drops what is left of the byte at a restart and passes its RST marker.
+    #[inline(always)]
     fn restart(&mut self) -> bool {
         if self.overrun {
             return false;
@@ -432,8 +500,10 @@ fn walk(
     dc: &[Table],
     ac: &[Table],
     restart_interval: usize,
-    bits: &mut Bits,
+    outer: &mut Bits,
 ) -> Result<(), String> {
+    let mut bits = *outer;
+    let bits = &mut bits;
     let interleaved = scan.components.len() > 1;
     // Units: MCUs of every component in the scan, or one component's blocks.
     let (across, down) = match scan.components[..] {
@@ -495,10 +565,12 @@ fn walk(
             }
         }
     }
+    *outer = *bits;
     Ok(())
 }
 
 /// Reads one block's data in `scan`, noting which coefficients become non-zero.
+#[inline(always)]
 fn block_data(
     progressive: bool,
     scan: &Scan,
@@ -509,16 +581,14 @@ fn block_data(
     bits: &mut Bits,
 ) -> Result<(), String> {
     if !progressive {
-        let s = bits.decode(dc)?;
-        bits.bits(u32::from(s & 15));
+        bits.symbol_past_bits(dc)?;
         let mut k = 1;
         while k < 64 {
-            let rs = bits.decode(ac)?;
-            let (r, s) = (usize::from(rs >> 4), u32::from(rs & 15));
+            let rs = bits.symbol_past_bits(ac)?;
+            let (r, s) = (usize::from(rs >> 4), rs & 15);
             if s == 0 && r != 15 {
                 break;
             }
-            bits.bits(s);
             k += r + 1;
         }
         return Ok(());

@@ -285,14 +285,19 @@ fn derive_all(
     if let Some(progress) = progress {
         (progress.0)(0, total);
     }
-    results.par_extend(work.into_par_iter().map(|(key, job, known)| {
-        let r = derive_one(config, &cache, &budget, job, known, &derived);
-        let done = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if let Some(progress) = progress {
-            (progress.0)(done, total);
-        }
-        (key, r)
-    }));
+    // Each rayon job gets a keeper of its own, so a worker's bytes pass from one photograph
+    // to its next (budget.rs).
+    results.par_extend(work.into_par_iter().map_init(
+        || budget.keeper(),
+        |keeper, (key, job, known)| {
+            let r = derive_one(config, &cache, keeper, job, known, &derived);
+            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(progress) = progress {
+                (progress.0)(done, total);
+            }
+            (key, r)
+        },
+    ));
     let mut warnings = std::mem::take(&mut cache.warnings);
     if let Some(prior) = prior {
         let damaged = Damaged {
@@ -390,19 +395,23 @@ impl Damaged<'_, '_> {
         redo.dedup();
         let again: Vec<(usize, std::result::Result<PhotoOutput, Diagnostic>)> = redo
             .into_par_iter()
-            .filter_map(|i| {
-                let known = results[i].1.as_ref().ok()?.source_sha256.clone();
-                let job = &self.jobs[&results[i].0];
-                let r = derive_one(
-                    self.config,
-                    self.cache,
-                    self.budget,
-                    job,
-                    Some(known),
-                    self.derived,
-                );
-                Some((i, r))
-            })
+            .map_init(
+                || self.budget.keeper(),
+                |keeper, i| {
+                    let known = results[i].1.as_ref().ok()?.source_sha256.clone();
+                    let job = &self.jobs[&results[i].0];
+                    let r = derive_one(
+                        self.config,
+                        self.cache,
+                        keeper,
+                        job,
+                        Some(known),
+                        self.derived,
+                    );
+                    Some((i, r))
+                },
+            )
+            .flatten()
             .collect();
         for (i, r) in again {
             results[i].1 = r;
@@ -447,7 +456,7 @@ fn from_cache(config: &Config, cache: &cache::Cache, job: &Job) -> Lookup {
 fn derive_one(
     config: &Config,
     cache: &cache::Cache,
-    budget: &budget::Budget,
+    keeper: &mut budget::Keeper,
     job: &Job,
     known: Option<String>,
     fresh: &AtomicUsize,
@@ -458,13 +467,14 @@ fn derive_one(
     // Whatever is read from here on is held within the budget, from the file's header.
     let need = decode::memory_needed(&config.root, &spec.source, images)
         .map_err(|m| photo_error(spec, m))?;
-    let _held = budget.reserve(need).ok_or_else(|| {
+    let total = keeper.total();
+    let _held = keeper.hold(need).ok_or_else(|| {
         photo_error(
             spec,
             format!(
                 "deriving from it needs {} MiB of memory, more than images.max_memory_mb = {}",
                 need.div_ceil(1 << 20),
-                budget.total() >> 20
+                total >> 20
             ),
         )
     })?;
