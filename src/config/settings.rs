@@ -14,6 +14,8 @@ pub(super) struct RawSearch {
     enabled: bool,
     identifiers: Option<Spanned<Vec<String>>>,
     names: Option<Spanned<Vec<String>>>,
+    name_spellings: std::collections::BTreeMap<String, String>,
+    name_equivalents: Vec<Vec<String>>,
     weights: RawWeights,
     results_per_page: Spanned<i64>,
 }
@@ -24,6 +26,8 @@ impl Default for RawSearch {
             enabled: true,
             identifiers: None,
             names: None,
+            name_spellings: Default::default(),
+            name_equivalents: Vec::new(),
             weights: RawWeights::default(),
             results_per_page: Spanned::new(0..0, 10),
         }
@@ -95,6 +99,12 @@ pub(crate) struct SearchConfig {
     /// Case fields holding person or place names, matched across spellings, scripts and
     /// single typos (`search::names`).
     pub(crate) names: Vec<String>,
+    /// Latin spellings pinned to the Arabic they write (`name_spellings`), added to the
+    /// built-in table of `search::names`.
+    pub(crate) name_spellings: Vec<(String, String)>,
+    /// Groups of one name in several languages (`name_equivalents`), found for each other
+    /// as near matches.
+    pub(crate) name_equivalents: Vec<Vec<String>>,
     pub(crate) weights: SearchWeights,
     pub(crate) results_per_page: usize,
 }
@@ -253,6 +263,8 @@ pub(super) fn resolve_search(
         enabled: raw.enabled,
         identifiers,
         names,
+        name_spellings: raw.name_spellings.clone().into_iter().collect(),
+        name_equivalents: raw.name_equivalents.clone(),
         weights,
         results_per_page: per_page.clamp(1, 100) as usize,
     }

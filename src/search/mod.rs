@@ -486,14 +486,8 @@ fn build_language(
     // Name keys: made once for each distinct name word, then a posting for every document
     // with a word of that key. They count as field matches (whether the name is there, not
     // how often) but not towards the field's length: another way to find words already there.
-    let mut key_of: FxHashMap<&str, Option<String>> = FxHashMap::default();
-    for dt in per_doc.iter() {
-        for w in &dt.name_words {
-            key_of
-                .entry(w.as_str())
-                .or_insert_with(|| names::name_key(w));
-        }
-    }
+    let rules = names::NameRules::new(&config.name_spellings, &config.name_equivalents);
+    let key_of = names::key_terms(per_doc.iter().map(|dt| dt.name_words.as_slice()), &rules);
     let mut doc_keys: Vec<&str> = Vec::new();
     for (d, dt) in per_doc.iter().enumerate() {
         doc_keys.clear();
@@ -631,6 +625,7 @@ fn build_language(
         "shards": shards,
         "keys": key_shards,
         "names": name_shards,
+        "nameRules": rules.to_json(),
         "facets": facet_meta,
         "groups": groups.iter().map(|g| g.0).collect::<Vec<_>>(),
         "facetsFile": facets_file,

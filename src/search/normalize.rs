@@ -337,7 +337,7 @@ pub(crate) fn query_terms(text: &str) -> Vec<String> {
         for word in chunk.unicode_words() {
             words.push((
                 word.to_string(),
-                is_stop_word(word) || is_latin_article(word),
+                is_stop_word(word) || is_latin_article(word) || word == "ال",
             ));
         }
     }

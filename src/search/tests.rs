@@ -8,6 +8,8 @@ fn config() -> SearchConfig {
         enabled: true,
         identifiers: Vec::new(),
         names: Vec::new(),
+        name_spellings: Vec::new(),
+        name_equivalents: Vec::new(),
         weights: SearchWeights {
             title: 4.0,
             identifier: 8.0,
@@ -367,7 +369,10 @@ fn a_name_written_with_the_article_run_on_also_has_the_keys_of_the_name_after_it
         })
         .collect();
     for word in ["alkhatib", "khatib"] {
-        let key = names::name_key(word).unwrap();
-        assert!(keys.contains(&key), "{word} {key}: {keys:?}");
+        let key = names::name_key(word, &names::NameRules::new(&[], &[])).unwrap();
+        assert!(
+            keys.iter().any(|k| k.starts_with(&format!("{key}~"))),
+            "{word} {key}: {keys:?}"
+        );
     }
 }

@@ -157,7 +157,7 @@
     var ws = [], joined = [], out = [];
     writtenDates(unfolded(s)).split(SPACE).map(function (c) { return c.replace(EDGE, ""); }).forEach(function (c) {
       if (COMPOUND.test(c)) return ws.push([c, false]);
-      words(c).forEach(function (w) { ws.push([w, STOP.has(w) || !!LATIN_ARTICLE[w]]); });
+      words(c).forEach(function (w) { ws.push([w, STOP.has(w) || !!ARTICLES[w]]); });
     });
     for (var i = 0; i < ws.length;) {
       var w = ws[i][0], next = ws[i + 1] && ws[i + 1][0], after = ws[i + 2] && ws[i + 2][0];
@@ -176,10 +176,12 @@
 
   // ---- names: the matching key of src/search/names.rs (see there for the rules)
   var LATIN_PAIRS = { kh: "C:X", sh: "C:S", ch: "C:S", gh: "C:G", th: "C:t", dh: "C:d", ph: "C:f", dj: "C:j", ck: "C:k",
-    ou: "L:w", oo: "L:w", uu: "L:w", ee: "L:y", ei: "L:y", ai: "L:y", ay: "L:y", ey: "L:y", ie: "L:y", ii: "L:y" };
-  var LATIN_ONE = { a: "V:a", e: "V:i", i: "V:i", o: "V:u", u: "V:u", c: "C:k", q: "C:k", k: "C:k", g: "C:j", v: "C:f", p: "C:b" };
+    ou: "L:w", oo: "L:w", uu: "L:w", ee: "L:y", ei: "L:y", ai: "L:y", ay: "L:y", ey: "L:y", ie: "L:y", ii: "L:y", aa: "L:a" };
+  var LATIN_ONE = { c: "C:k", q: "C:k", k: "C:k", g: "C:j", v: "C:f", p: "C:b" };
+  // Latin vowel letters that may write a long vowel (M) before the word's end.
+  var MAYBE = { a: "a", i: "y", o: "w", u: "w", y: "y" };
   var ARABIC_ONE = {};
-  [["اءئؤع", "V:."], ["ح", "C:h"], ["خ", "C:X"], ["شچ", "C:S"], ["غ", "C:G"],
+  [["ءئؤع", "V"], ["ح", "C:h"], ["خ", "C:X"], ["شچ", "C:S"], ["غ", "C:G"],
     ["ثتط", "C:t"], ["ذضد", "C:d"], ["صس", "C:s"], ["ظز", "C:z"],
     ["قك", "C:k"], ["جگ", "C:j"], ["بپ", "C:b"], ["فڤ", "C:f"], ["ر", "C:r"],
     ["ل", "C:l"], ["م", "C:m"], ["ن", "C:n"]].forEach(function (x) {
@@ -188,23 +190,28 @@
   var ARABIC_LETTER = /[\u0621-\u064A\u067E\u0686\u06A4\u06AF]/;
   // Marks written for ع or hamza in Latin letters (Sa'id, Ma’moun, ʿAli) break sounds, as ع does.
   var AYN = /['\u2018\u2019\u02BE\u02BF`]/g;
+  // An article written as a word of its own is never a name (the Rust is_article).
+  var ARTICLES = { al: 1, el: 1, ul: 1, "ال": 1 };
   function latinSounds(w) {
     w = w.replace(AYN, "'");
     if (!/^[a-z']*[a-z][a-z']*$/.test(w)) return null;
+    var end = w.length;
+    // A final h after a vowel does not sound (Hamzeh).
+    if (end > 1 && w.charAt(end - 1) === "h" && "aeiouy".indexOf(w.charAt(end - 2)) >= 0) end--;
     var out = [];
-    for (var i = 0; i < w.length;) {
-      var two = LATIN_PAIRS[w.substr(i, 2)];
-      if (two && w.length - i >= 2) {
-        // A word that begins with a long vowel (Oussama) begins with a vowel.
-        if (i === 0 && two.charAt(0) === "L") two = two === "L:w" ? "V:u" : "V:i";
+    for (var i = 0; i < end;) {
+      var two = end - i >= 2 ? LATIN_PAIRS[w.substr(i, 2)] : null;
+      if (two) {
+        // A word that begins with a long vowel (Oussama, Eissa) may begin with a short one.
+        if (i === 0 && two.charAt(0) === "L") two = "M:" + two.charAt(2);
         out.push(two);
         i += 2;
         continue;
       }
-      var c = w.charAt(i), nextVowel = "aeiou".indexOf(w.charAt(i + 1)) >= 0 && i + 1 < w.length;
-      if (c === "'") out.push("V:-");
-      else if (c === "y") out.push(i === 0 || nextVowel ? "C:y" : "V:i");
-      else if (c === "h" && i === w.length - 1 && out.length && out[out.length - 1].charAt(0) === "V") { /* silent */ }
+      var c = w.charAt(i), last = i === end - 1, nextVowel = !last && "aeiou".indexOf(w.charAt(i + 1)) >= 0;
+      if (c === "'" || c === "e") out.push("V");
+      else if (c === "y" && (i === 0 || nextVowel)) out.push("C:y");
+      else if (MAYBE[c]) out.push(last ? "V" : "M:" + MAYBE[c]);
       else if (c === "x") out.push("C:k", "C:s");
       else out.push(LATIN_ONE[c] || "C:" + c);
       i++;
@@ -213,9 +220,12 @@
   }
   function arabicSounds(w) {
     var cs = Array.from(w), out = [];
+    // In عبدال… (Abd joined to the name after it) the alef is the article's.
+    var abdArticle = cs.slice(0, 5).join("") === "عبدال";
     for (var i = 0; i < cs.length; i++) {
       var c = cs[i], first = i === 0, last = i === cs.length - 1;
-      if ((c === "و" || c === "ي" || c === "ى") && last && !first) out.push("V:.");
+      if (c === "ا") out.push(first || last || (abdArticle && i === 3) ? "V" : "L:a");
+      else if ((c === "و" || c === "ي" || c === "ى") && last && !first) out.push("V");
       else if (c === "و") out.push(first ? "C:w" : "L:w");
       else if (c === "ي" || c === "ى") out.push(first ? "C:y" : "L:y");
       else if (c === "ه") { if (!last || first) out.push("C:h"); }
@@ -224,33 +234,71 @@
     }
     return out;
   }
-  // "~LOOSE~STRICT~CLASS" for a normalized word, or null.
+  // The site's name tables (search meta `nameRules`): Latin spellings pinned to their Arabic,
+  // and groups of one name in several languages.
+  var RULES = { spellings: {}, equivalents: [] };
+  function setNameRules(rules) { RULES = rules || { spellings: {}, equivalents: [] }; }
+  var CLASS = { a: "a", e: "e", i: "i", o: "u", u: "u" };
+  // "~LOOSE~PATTERN~CLASS" for a normalized word, or null.
   function nameKey(w) {
-    var arabic = ARABIC_LETTER.test(w), sounds = arabic ? arabicSounds(w) : latinSounds(w);
+    if (ARTICLES[w]) return null;
+    var arabic = ARABIC_LETTER.test(w), sounds, cls = ".";
+    if (arabic) sounds = arabicSounds(w);
+    else {
+      sounds = latinSounds(w);
+      if (!sounds) return null;
+      var first = /[aeiou]/.exec(w);
+      cls = first ? CLASS[first[0]] : "-";
+      var pin = Object.prototype.hasOwnProperty.call(RULES.spellings, w) ? arabicSounds(RULES.spellings[w]) : null;
+      if (pin) sounds = pin;
+    }
     if (!sounds) return null;
-    var strict = "", prev = null, cls = arabic ? "." : null;
+    var pattern = "", loose = "", prev = null;
     sounds.forEach(function (s) {
       var kind = s.charAt(0), c = s.charAt(2);
-      if (kind === "V") { prev = null; if (!cls && c !== "-") cls = c; return; }
-      if (!cls && kind === "L") cls = c === "w" ? "u" : "i";
-      if (prev !== c) strict += c;
+      if (kind === "V") { prev = null; return; }
+      if (kind === "M") { pattern += c === "a" ? "A" : c === "y" ? "I" : "U"; prev = null; return; }
+      if (prev !== c) pattern += c;
       prev = c;
+      if (kind === "C" && !(loose && (c === "w" || c === "y")) && loose.charAt(loose.length - 1) !== c) loose += c;
     });
-    if (!strict) return null;
-    var loose = "";
-    Array.from(strict).forEach(function (c, i) {
-      if (i > 0 && (c === "w" || c === "y")) return;
-      if (loose.charAt(loose.length - 1) !== c) loose += c;
-    });
-    return "~" + loose + "~" + strict + "~" + (cls || "-");
+    return loose ? "~" + loose + "~" + pattern + "~" + cls : null;
   }
-  // How much a name-key term found for a query word counts: spellings of the same script
-  // that agree on the first vowel (Latin) or every long vowel (Arabic) first, then the
-  // other script, then the rest of the loose key's words (Hassan for Hussein).
-  function keyWeight(q, t) {
-    var a = q.split("~"), b = t.split("~"), arabicQ = a[3] === ".", arabicT = b[3] === ".";
-    if (arabicQ === arabicT) return (arabicQ ? a[2] === b[2] : a[3] === b[3]) ? 0.8 : 0.5;
-    return a[2] === b[2] ? 0.7 : 0.6;
+  // Every reading of a pattern: each capital (a vowel that may be long) long or left out.
+  var READINGS = new Map();
+  function readings(p) {
+    var out = READINGS.get(p);
+    if (out) return out;
+    out = [""];
+    var n = 0;
+    for (var c of p) {
+      var long = c === "A" ? "a" : c === "I" ? "y" : c === "U" ? "w" : null;
+      if (!long) { out = out.map(function (r) { return r + c; }); continue; }
+      if (++n > 10) continue;
+      out = out.concat(out.map(function (r) { return r + long; }));
+    }
+    out = new Set(out);
+    READINGS.set(p, out);
+    return out;
+  }
+  // Whether two name-key terms are spellings of the same name (an exact match): a reading in
+  // common and, both in Latin letters, first vowels that agree (e agrees with a and i).
+  function sameName(a, b) {
+    var x = a.split("~"), y = b.split("~");
+    if (x.length < 4 || y.length < 4) return false;
+    if (x[3] !== "." && y[3] !== "." && x[3] !== y[3] && x[3] !== "e" && y[3] !== "e") return false;
+    var ra = readings(x[2]);
+    for (var r of readings(y[2])) if (ra.has(r)) return true;
+    return false;
+  }
+  // The spelling a key term is labelled with (its most common one).
+  function keyLabel(t) { return t.split("~")[4] || ""; }
+  // How much a name-key term found for a query word counts. The same name: its spellings in
+  // the query's script (0.8), then in the other script (0.7). A near name: the other script
+  // (0.6), where Arabic does not write the vowels that would tell them apart, then the same (0.5).
+  function keyWeight(q, t, same) {
+    var crossed = (q.split("~")[3] === ".") !== (t.split("~")[3] === ".");
+    return same ? (crossed ? 0.7 : 0.8) : (crossed ? 0.6 : 0.5);
   }
   // Optimal string alignment distance, or limit + 1 once it is certain to exceed limit.
   function editDistance(a, b, limit) {
@@ -321,6 +369,7 @@
   // The search logic, free of the DOM: `load(fileName)` resolves to a file's data.
   function Engine(meta, load) {
     this.m = meta;
+    setNameRules(meta.nameRules);
     this.load = load;
     this.files = {};
     this.terms = {};
@@ -345,18 +394,21 @@
       return self.terms[name];
     });
   };
-  // Document -> score for one query term; a prefix unites every term it begins.
+  // Document -> {s: score, t: the term} for one query term; a prefix unites every term it
+  // begins.
   Engine.prototype.match = function (t, prefix) {
     var self = this;
     return Promise.all(this.shards(t, prefix).map(function (n) { return self.shardTerms(n); })).then(function (maps) {
       var out = new Map();
       maps.forEach(function (m) {
-        if (!prefix) { if (m.has(t)) out = decodePostings(m.get(t)); return; }
         m.forEach(function (p, term) {
-          if (term.indexOf(t) !== 0) return;
+          if (prefix ? term.indexOf(t) !== 0 : term !== t) return;
           // The exact word ranks above longer words it begins (2761 before 27610).
           var k = term === t ? 1 : 0.5;
-          decodePostings(p).forEach(function (s, d) { if (!(out.get(d) >= s * k)) out.set(d, s * k); });
+          decodePostings(p).forEach(function (s, d) {
+            var o = out.get(d);
+            if (!o || s * k > o.s) out.set(d, { s: s * k, t: term });
+          });
         });
       });
       return out;
@@ -375,12 +427,17 @@
     var m = /^(al|el)([a-z]{4,})$/.exec(t);
     return m ? m[2] : null;
   }
-  function keep(out, m, k) {
-    m.forEach(function (s, d) { if (!(out.get(d) >= s * k)) out.set(d, s * k); });
+  // What one query term found: document -> {s: score, e: exact, l: for a near match, the
+  // spelling it matched}. An exact match outranks a near one, then the higher score wins.
+  function keep(out, d, s, exact, label) {
+    var o = out.get(d);
+    if (!o || (exact && !o.e) || (exact === o.e && s > o.s)) out.set(d, { s: s, e: exact, l: label });
   }
-  // Document -> score for the other spellings of a name (its name-key terms), weighted by
-  // keyWeight; `k` scales it all (a typo's corrections).
-  Engine.prototype.matchKey = function (word, k) {
+  function keepAll(out, m) { m.forEach(function (h, d) { keep(out, d, h.s, h.e, h.l); }); }
+  // The name-key terms of a word: how "all" (the same name exact, near names near), "exact"
+  // (the same name only), "same-as-near" (the same name, shown as near: another language's
+  // name) or "near" (everything, as near: a typo's corrections). `k` scales it all.
+  Engine.prototype.matchKey = function (word, k, how) {
     var self = this, key = nameKey(word), shards = this.m.keys || [];
     if (!key || !shards.length) return Promise.resolve(new Map());
     var loose = key.slice(0, key.indexOf("~", 1) + 1), a = shardIndex(shards, loose), b = shardIndex(shards, loose + "\uffff");
@@ -389,42 +446,97 @@
     return Promise.all(names.map(function (n) { return self.shardTerms(n); })).then(function (maps) {
       var out = new Map();
       maps.forEach(function (m) {
-        m.forEach(function (p, term) { if (term.indexOf(loose) === 0) keep(out, decodeKeyPostings(p), k * keyWeight(key, term)); });
+        m.forEach(function (p, term) {
+          if (term.indexOf(loose) !== 0) return;
+          var same = sameName(key, term);
+          if (!same && (how === "exact" || how === "same-as-near")) return;
+          // A correction or another language's name is named by the word looked up (its
+          // spellings together); a name that is only alike, by its own spelling.
+          var exact = same && (how === "all" || how === "exact"), w = k * keyWeight(key, term, same);
+          var label = same && !exact ? word : keyLabel(term);
+          decodeKeyPostings(p).forEach(function (s, d) { keep(out, d, s * w, exact, label); });
+        });
       });
       return out;
     });
   };
-  // Names one or two edits away (see typoLimit) from a word the index does not hold.
+  // The names list (every word of the name fields, sorted) from `from` to `to`.
+  Engine.prototype.namesBetween = function (from, to) {
+    var self = this, shards = this.m.names || [];
+    if (!shards.length) return Promise.resolve([]);
+    var a = shardIndex(shards, from), b = shardIndex(shards, to), names = [];
+    for (var i = a; i <= b; i++) names.push(shards[i][1]);
+    return Promise.all(names.map(function (n) { return self.file(n); })).then(function (lists) {
+      return [].concat.apply([], lists);
+    });
+  };
+  // Names one or two edits away (see typoLimit) from a word the index does not hold: near.
   Engine.prototype.matchTypo = function (word) {
-    var self = this, limit = typoLimit(word), shards = this.m.names || [];
-    if (!limit || !shards.length || !nameKey(word)) return Promise.resolve(new Map());
+    var self = this, limit = typoLimit(word);
+    if (!limit || !nameKey(word)) return Promise.resolve(new Map());
     var arabic = ARABIC_LETTER.test(word);
-    return this.file(shards[shardIndex(shards, word)][1]).then(function (list) {
+    return this.namesBetween(word, word).then(function (list) {
       var near = list.filter(function (w) {
         return w !== word && ARABIC_LETTER.test(w) === arabic && editDistance(word, w, limit) <= limit;
       });
-      // A correction ranks as its own spellings would, a little below (0.9): above what the
-      // mistyped word's skeleton finds in the other script.
-      return Promise.all(near.map(function (w) { return self.matchKey(w, 0.9); }));
+      return Promise.all(near.map(function (w) { return self.matchKey(w, 0.9, "near"); }));
     }).then(function (maps) {
       var out = new Map();
-      maps.forEach(function (m) { keep(out, m, 1); });
+      maps.forEach(function (m) { keepAll(out, m); });
       return out;
     });
   };
-  Engine.prototype.matchAny = function (t, prefix) {
-    var self = this, alts = alternatives(t);
-    var exact = Promise.all(alts.map(function (a) { return self.match(a[0], prefix); }));
+  // While a name is typed, the names it begins, through their own spellings only (never a
+  // loose key): Yous finds Youssef, Yusuf and يوسف, not Isa. Names of name fields come before
+  // other words the start completes to (0.5).
+  var COMPLETIONS = 24;
+  Engine.prototype.matchCompletions = function (t) {
+    var self = this, arabic = ARABIC_LETTER.test(t);
+    if (Array.from(t).length < 2) return Promise.resolve(new Map());
+    return this.namesBetween(t, t + "\uffff").then(function (list) {
+      var begun = list.filter(function (w) { return w.indexOf(t) === 0 && ARABIC_LETTER.test(w) === arabic; }).slice(0, COMPLETIONS);
+      return Promise.all(begun.map(function (w) { return self.matchKey(w, 1, "exact"); }));
+    }).then(function (maps) {
+      var out = new Map();
+      maps.forEach(function (m) { keepAll(out, m); });
+      return out;
+    });
+  };
+  // The same name in other languages (Joseph: Yusuf, يوسف), from the site's table: near.
+  Engine.prototype.matchEquivalents = function (t) {
+    var self = this, others = [];
+    RULES.equivalents.forEach(function (group) {
+      if (group.indexOf(t) >= 0) group.forEach(function (w) { if (w !== t && others.indexOf(w) < 0) others.push(w); });
+    });
+    return Promise.all(others.map(function (w) { return self.matchKey(w, 0.5, "same-as-near"); })).then(function (maps) {
+      var out = new Map();
+      maps.forEach(function (m) { keepAll(out, m); });
+      return out;
+    });
+  };
+  // Everything one query term finds. `prefix`: the last word while typing (its completions
+  // are what is being typed: exact). `retry`: a submitted word that found nothing, tried as
+  // the start of a word (what it completes to is another word: near).
+  Engine.prototype.matchAny = function (t, prefix, retry) {
+    var self = this, alts = alternatives(t), start = prefix || retry;
+    var words = Promise.all(alts.map(function (a) { return self.match(a[0], start); }));
     // Other spellings of each form (الخطيب: also those of خطيب, so al-Khatib is found).
     var keys = alts.slice(), joined = latinArticleBare(t);
     if (joined) keys.push([joined, 0.9]);
-    var keyed = Promise.all(keys.map(function (a) { return self.matchKey(a[0], a[1]); }));
-    return Promise.all([exact, keyed]).then(function (r) {
+    var keyed = Promise.all(keys.map(function (a) { return self.matchKey(a[0], a[1], start ? "exact" : "all"); }));
+    var more = [prefix ? this.matchCompletions(t) : start ? Promise.resolve(new Map()) : this.matchEquivalents(t)];
+    return Promise.all([words, keyed, Promise.all(more)]).then(function (r) {
       var out = new Map(), found = r[0].some(function (m) { return m.size; });
-      r[0].forEach(function (m, i) { keep(out, m, alts[i][1]); });
-      r[1].forEach(function (m) { keep(out, m, 1); });
-      if (found || prefix || COMPOUND.test(t)) return out;
-      return self.matchTypo(t).then(function (m) { keep(out, m, 1); return out; });
+      r[0].forEach(function (m, i) {
+        m.forEach(function (h, d) {
+          var exact = !retry || h.t === alts[i][0];
+          keep(out, d, h.s * alts[i][1], exact, exact ? "" : h.t);
+        });
+      });
+      r[1].forEach(function (m) { keepAll(out, m); });
+      r[2].forEach(function (m) { keepAll(out, m); });
+      if (found || start || COMPOUND.test(t)) return out;
+      return self.matchTypo(t).then(function (m) { keepAll(out, m); return out; });
     });
   };
   // Document -> positions of one word as written, from its shard and the shard's positions
@@ -486,30 +598,59 @@
       return out;
     });
   };
-  // state: {q, filters: {facet: [values]}, sort: "" | "date", page, typing}
+  // The records of documents, in the order given: {doc, path, title, summary, ...}.
+  Engine.prototype.records = function (docs) {
+    var m = this.m, need = [];
+    docs.forEach(function (d) { var c = m.docs[Math.floor(d / m.chunk)]; if (need.indexOf(c) < 0) need.push(c); });
+    var self = this;
+    return Promise.all(need.map(function (c) { return self.file(c); })).then(function (chunks) {
+      return docs.map(function (d) {
+        var rec = chunks[need.indexOf(m.docs[Math.floor(d / m.chunk)])][d % m.chunk];
+        return { doc: d, path: rec[0], title: rec[1], summary: rec[2], info: rec[3], thumb: rec[4], synthetic: rec[5] === 1, titleLang: rec[6] || "", summaryLang: rec[7] || "" };
+      });
+    });
+  };
+  // Near matches shown at first: the first groups, a few results each.
+  var NEAR_GROUPS = 3, NEAR_ITEMS = 3;
+  // state: {q, filters: {facet: [values]}, sort: "" | "date", page, typing}. Results are
+  // exact (every word matched as written or as a spelling of the same name: `items`, counted
+  // in `total` and the facet counts) or near (`near.groups`, by the spelling they matched,
+  // never counted as results for the query).
   Engine.prototype.search = function (state) {
     var self = this, m = this.m, qt = queryTerms(state.q || ""), phrases = queryPhrases(state.q || "");
     var prefixLast = state.typing && qt.length && !/[\s,;]$/.test(state.q) && Array.from(qt[qt.length - 1]).length >= 2;
+    var retry = !!state.retry;
     var active = m.facets.map(function (f) {
       var want = (state.filters || {})[f.name] || [];
       return f.values.map(function (v) { return want.indexOf(v[0]) >= 0; });
     });
     var filtering = active.some(function (a) { return a.indexOf(true) >= 0; });
-    if (!qt.length && !filtering) return Promise.resolve({ empty: true, terms: [] });
-    var loads = [Promise.all(qt.map(function (t, i) { return self.matchAny(t, prefixLast && i === qt.length - 1); })), this.codes(),
+    if (!qt.length && !filtering) return Promise.resolve({ empty: true, terms: [], near: { total: 0, groups: [] } });
+    var loads = [Promise.all(qt.map(function (t, i) {
+      var last = i === qt.length - 1;
+      return self.matchAny(t, prefixLast && last, retry && last);
+    })), this.codes(),
       Promise.all(phrases.map(function (words) { return self.matchPhrase(words); }))];
     if (state.sort === "date") loads.push(this.file(m.datesFile));
     return Promise.all(loads).then(function (r) {
-      var loaded = performance.now(), maps = r[0], dates = r[3], base = [], scores = new Map();
+      var loaded = performance.now(), maps = r[0], dates = r[3], base = [], nearBase = [], scores = new Map(), nearLabel = new Map();
       var phrase = r[2];
       if (qt.length) {
-        maps.sort(function (a, b) { return a.size - b.size; });
-        maps[0].forEach(function (s, d) {
-          for (var i = 1; i < maps.length; i++) { var o = maps[i].get(d); if (o === undefined) return; s += o; }
+        var smallest = 0;
+        maps.forEach(function (x, i) { if (x.size < maps[smallest].size) smallest = i; });
+        maps[smallest].forEach(function (h0, d) {
+          var s = 0, exact = true, labels = [];
+          for (var i = 0; i < maps.length; i++) {
+            var h = maps[i].get(d);
+            if (h === undefined) return;
+            s += h.s;
+            if (!h.e) { exact = false; labels.push(h.l); }
+          }
           // A quoted phrase: its words next to each other and in order.
           for (i = 0; i < phrase.length; i++) if (!phrase[i].has(d)) return;
-          base.push(d);
           scores.set(d, s);
+          if (exact) base.push(d);
+          else { nearBase.push(d); nearLabel.set(d, labels.join(" ")); }
         });
       } else for (var d = 0; d < m.n; d++) base.push(d);
       var digits = self.digits || (self.digits = r[1].length ? self.facetDigits(r[1]) : []);
@@ -540,54 +681,83 @@
         });
         return c;
       });
-      var hits = base.filter(function (d) { return passes(d, -1); });
       var rel = function (a, b) { return (scores.get(b) || 0) - (scores.get(a) || 0) || a - b; };
-      hits.sort(dates ? function (a, b) { return fixed(dates, b * 3, 3) - fixed(dates, a * 3, 3) || rel(a, b); } : rel);
+      var order = dates ? function (a, b) { return fixed(dates, b * 3, 3) - fixed(dates, a * 3, 3) || rel(a, b); } : rel;
+      var hits = base.filter(function (d) { return passes(d, -1); }).sort(order);
+      // Near matches by the spelling they matched, the largest group first.
+      var groups = new Map(), nearTotal = 0;
+      nearBase.forEach(function (d) {
+        if (!passes(d, -1)) return;
+        var label = nearLabel.get(d);
+        // Spellings of one name make one group (Hasan and حسن).
+        if (!groups.has(label)) {
+          var key = label.indexOf(" ") < 0 && nameKey(label);
+          for (var other of groups.keys()) if (key && other.indexOf(" ") < 0 && nameKey(other) && sameName(key, nameKey(other))) { label = other; break; }
+        }
+        if (!groups.has(label)) groups.set(label, []);
+        groups.get(label).push(d);
+        nearTotal++;
+      });
+      // The groups closest to the query first (their best score), then the largest.
+      var near = Array.from(groups, function (g) {
+        var best = Math.max.apply(null, g[1].map(function (d) { return scores.get(d) || 0; }));
+        return { label: g[0], count: g[1].length, docs: g[1].sort(order), items: [], best: best };
+      });
+      near.sort(function (a, b) { return b.best - a.best || b.count - a.count || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0); });
       var per = m.perPage, pages = Math.max(1, Math.ceil(hits.length / per));
       var page = Math.min(Math.max(1, state.page || 1), pages), shown = hits.slice((page - 1) * per, page * per);
-      var need = [];
-      shown.forEach(function (d) { var c = m.docs[Math.floor(d / m.chunk)]; if (need.indexOf(c) < 0) need.push(c); });
-      return Promise.all(need.map(function (c) { return self.file(c); })).then(function (chunks) {
-        var items = shown.map(function (d) {
-          var rec = chunks[need.indexOf(m.docs[Math.floor(d / m.chunk)])][d % m.chunk];
-          return { doc: d, path: rec[0], title: rec[1], summary: rec[2], info: rec[3], thumb: rec[4], synthetic: rec[5] === 1, titleLang: rec[6] || "", summaryLang: rec[7] || "" };
+      var nearShown = [];
+      near.slice(0, NEAR_GROUPS).forEach(function (g) { nearShown = nearShown.concat(g.docs.slice(0, per >= 1e6 ? g.count : NEAR_ITEMS)); });
+      return self.records(shown.concat(nearShown)).then(function (items) {
+        var at = shown.length;
+        near.slice(0, NEAR_GROUPS).forEach(function (g) {
+          var n = Math.min(g.count, per >= 1e6 ? g.count : NEAR_ITEMS);
+          g.items = items.slice(at, at + n);
+          at += n;
         });
-        return { terms: qt, prefix: prefixLast, total: hits.length, page: page, pages: pages, items: items, counts: counts, loaded: loaded };
+        return { terms: qt, prefix: prefixLast, total: hits.length, page: page, pages: pages, items: items.slice(0, shown.length), counts: counts, loaded: loaded,
+          near: { total: nearTotal, groups: near } };
       });
     }).then(function (r) {
-      // Nothing for the exact word: try it as the beginning of a word.
-      if (r.total || prefixLast || state.typing || !qt.length || Array.from(qt[qt.length - 1]).length < 4) return r;
-      return self.search(Object.assign({}, state, { typing: true, q: state.q.trim() }));
+      // Nothing at all for the exact word: try it as the beginning of a word (near).
+      if (r.total || r.near.total || prefixLast || retry || state.typing || !qt.length || Array.from(qt[qt.length - 1]).length < 4) return r;
+      return self.search(Object.assign({}, state, { retry: true, q: state.q.trim() }));
     });
   };
 
-  // The `~LOOSE~` part of a word's name key: what its other spellings share ("" if none).
-  function looseKey(w) {
-    var k = nameKey(w);
-    return k ? k.slice(0, k.indexOf("~", 1) + 1) : "";
-  }
-  // Splits `text` into [string, highlighted] runs for the query terms.
-  function highlight(text, qt, prefix) {
+  // Splits `text` into [string, mark] runs for the query terms: mark is true for a word the
+  // query matched (as written or a spelling of the same name), "near" for a word of a near
+  // match's spelling (`near`: the spellings it matched, as the group says), else false.
+  function highlight(text, qt, prefix, near) {
     // [term, whether it is the prefix being typed]: the last query term's forms only.
-    var want = [], keys = [];
+    var want = [], keys = [], nearWords = [], nearKeys = [];
     qt.forEach(function (t, i) {
       var p = prefix && i === qt.length - 1;
       alternatives(t).forEach(function (a) { want.push([a[0], p]); });
       if (COMPOUND.test(t)) t.split(/[\/-]/).forEach(function (part) { want.push([part, false]); });
-      // Other spellings of a name are marked too (Muhammad for Mohammed).
-      else if (!p && looseKey(t)) keys.push(looseKey(t));
+      // Other spellings of the same name are marked too (Muhammad for Mohammed).
+      else if (!p && nameKey(t)) keys.push(nameKey(t));
     });
+    (near || "").split(" ").filter(Boolean).forEach(function (w) {
+      nearWords.push(w);
+      if (nameKey(w)) nearKeys.push(nameKey(w));
+    });
+    function spelled(k, list) {
+      return !!k && list.some(function (q) { return sameName(q, k); });
+    }
     function hit(w) {
-      var n = normalize(w), bare = stripArticle(n);
-      return want.some(function (x) {
+      var n = normalize(w), bare = stripArticle(n), k = nameKey(bare || n);
+      if (want.some(function (x) {
         var t = x[0];
         return n === t || bare === t || (x[1] && (n.indexOf(t) === 0 || (bare || "").indexOf(t) === 0));
-      }) || (keys.length > 0 && keys.indexOf(looseKey(bare || n)) >= 0);
+      }) || spelled(k, keys)) return true;
+      if (nearWords.indexOf(n) >= 0 || nearWords.indexOf(bare) >= 0 || spelled(k, nearKeys)) return "near";
+      return false;
     }
     var out = [];
     if (!seg) return [[text, false]];
     for (var x of seg.segment(text)) {
-      var on = !!x.isWordLike && hit(x.segment), last = out[out.length - 1];
+      var on = x.isWordLike ? hit(x.segment) : false, last = out[out.length - 1];
       if (last && last[1] === on) last[0] += x.segment; else out.push([x.segment, on]);
     }
     return out;
@@ -595,6 +765,8 @@
 
   api.normalize = normalize;
   api.nameKey = nameKey;
+  api.sameName = sameName;
+  api.setNameRules = setNameRules;
   api.editDistance = editDistance;
   api.stopWords = STOP;
   api.terms = terms;
@@ -617,11 +789,15 @@
     return e;
   }
   // Appends `text` to `node` with the query's words in <mark>, as text nodes only.
-  function marked(node, text, r) {
-    highlight(text, r.terms, r.prefix).forEach(function (run) {
-      node.appendChild(run[1] ? el("mark", null, run[0]) : document.createTextNode(run[0]));
+  function marked(node, text, r, near) {
+    highlight(text, r.terms, r.prefix, near).forEach(function (run) {
+      node.appendChild(run[1] ? el("mark", run[1] === "near" ? "near" : null, run[0]) : document.createTextNode(run[0]));
     });
     return node;
+  }
+  // A near match's spelling as shown: a Latin name with its capital.
+  function shownName(label) {
+    return label.split(" ").map(function (w) { return w.charAt(0).toUpperCase() + w.slice(1); }).join(" ");
   }
   function fill(template, n, q) { return template.replace("{n}", n).replace("{q}", q); }
 
@@ -744,6 +920,80 @@
         if (mine === ticket) status.textContent = t.tFailed;
       });
     }
+    // One result: `near` is the spelling a near match matched ("" for an exact one).
+    function resultItem(item, r, near) {
+      var li = el("li", "search-result"), h = el("h2"), a = el("a");
+      li.setAttribute("data-match", near ? "near" : "exact");
+      marked(a, item.title, r, near);
+      a.href = href(item.path);
+      // An untranslated page's English title and snippet read left to right on the
+      // Arabic page: each string takes its own direction, and says its language.
+      a.dir = "auto";
+      if (item.titleLang) a.lang = item.titleLang;
+      if (item.thumb) {
+        var img = el("img", "thumb thumb-graphic");
+        img.src = href(item.thumb);
+        img.alt = "";
+        // A fixed box, so nothing moves when the placeholder arrives (layout shift).
+        img.width = 48;
+        img.height = 48;
+        li.appendChild(img);
+      }
+      h.appendChild(a);
+      if (item.synthetic) { h.appendChild(document.createTextNode(" ")); h.appendChild(el("span", "badge badge-synthetic", t.tSynthetic)); }
+      li.appendChild(h);
+      if (item.info) li.appendChild(marked(el("p", "meta"), item.info, r, near));
+      var snippet = marked(el("p", "snippet"), item.summary, r, near);
+      snippet.dir = "auto";
+      if (item.summaryLang) snippet.lang = item.summaryLang;
+      li.appendChild(snippet);
+      return li;
+    }
+    // Near matches, after the results and apart from them: a heading that says they are not
+    // the name searched for, then one group per spelling, the first few open.
+    var nearBox = el("section", "search-near");
+    nearBox.id = "search-near";
+    nearBox.hidden = true;
+    nav.parentNode.insertBefore(nearBox, nav.nextSibling);
+    function renderNear(s, r) {
+      nearBox.textContent = "";
+      nearBox.hidden = !r.near.total;
+      if (!r.near.total) return;
+      var title = el("h2", null, t.tNear);
+      title.id = "search-near-title";
+      nearBox.setAttribute("aria-labelledby", title.id);
+      nearBox.appendChild(title);
+      nearBox.appendChild(el("p", "search-near-note", fill(t.tNearNote, number(r.near.total), s.q.trim())));
+      r.near.groups.forEach(function (g, gi) {
+        var box = el("details", "search-near-group"), head = el("summary");
+        var name = el("bdi", null, shownName(g.label));
+        head.appendChild(name);
+        head.appendChild(document.createTextNode(" (" + number(g.count) + ")"));
+        box.appendChild(head);
+        var ol = el("ol", "search-results search-near-list");
+        box.appendChild(ol);
+        var more = el("button", "search-near-more", t.tMore);
+        more.type = "button";
+        var shown = 0;
+        function add(items) {
+          items.forEach(function (item) { ol.appendChild(resultItem(item, r, g.label)); });
+          shown += items.length;
+          more.hidden = shown >= g.count;
+        }
+        function load(n) {
+          return engine.records(g.docs.slice(shown, shown + n)).then(add);
+        }
+        more.addEventListener("click", function () {
+          var first = shown;
+          load(20).then(function () { var li = ol.children[first]; if (li) li.querySelector("a").focus(); });
+        });
+        box.appendChild(more);
+        if (g.items.length) add(g.items); else more.hidden = true;
+        box.open = gi < 3;
+        box.addEventListener("toggle", function () { if (box.open && !shown) load(3); });
+        nearBox.appendChild(box);
+      });
+    }
     function render(s, r) {
       list.removeAttribute("aria-busy");
       list.textContent = "";
@@ -751,6 +1001,7 @@
       nav.hidden = true;
       if (r.empty) {
         status.textContent = t.tPrompt;
+        renderNear(s, r);
         boxes.forEach(function (b) { b.forEach(function (x) { x.count.textContent = ""; }); });
         return;
       }
@@ -759,7 +1010,11 @@
       if (!q) q = chosen.join(", ");
       // Folded filters still say how many are on.
       summary.textContent = facetBox.getAttribute("aria-label") + (chosen.length ? " (" + chosen.length + ")" : "");
-      status.textContent = fill(resultsText(r.total), number(r.total), q);
+      // Near matches are never counted as results for the query: the line says so.
+      status.textContent = r.near.total
+        ? (r.total ? fill(resultsText(r.total), number(r.total), q) : fill(t.tNoneNear, 0, q)) + " " + fill(t.tNearStatus, 0, q)
+        : fill(resultsText(r.total), number(r.total), q);
+      renderNear(s, r);
       r.counts.forEach(function (c, fi) {
         c.forEach(function (n, vi) {
           var x = boxes[fi][vi];
@@ -767,33 +1022,7 @@
           x.row.classList.toggle("empty", n === 0 && !x.box.checked);
         });
       });
-      r.items.forEach(function (item) {
-        var li = el("li", "search-result"), h = el("h2"), a = el("a");
-        marked(a, item.title, r);
-        a.href = href(item.path);
-        // An untranslated page's English title and snippet read left to right on the
-        // Arabic page: each string takes its own direction, and says its language.
-        a.dir = "auto";
-        if (item.titleLang) a.lang = item.titleLang;
-        if (item.thumb) {
-          var img = el("img", "thumb thumb-graphic");
-          img.src = href(item.thumb);
-          img.alt = "";
-          // A fixed box, so nothing moves when the placeholder arrives (layout shift).
-          img.width = 48;
-          img.height = 48;
-          li.appendChild(img);
-        }
-        h.appendChild(a);
-        if (item.synthetic) { h.appendChild(document.createTextNode(" ")); h.appendChild(el("span", "badge badge-synthetic", t.tSynthetic)); }
-        li.appendChild(h);
-        if (item.info) li.appendChild(marked(el("p", "meta"), item.info, r));
-        var snippet = marked(el("p", "snippet"), item.summary, r);
-        snippet.dir = "auto";
-        if (item.summaryLang) snippet.lang = item.summaryLang;
-        li.appendChild(snippet);
-        list.appendChild(li);
-      });
+      r.items.forEach(function (item) { list.appendChild(resultItem(item, r, "")); });
       if (r.pages > 1) {
         nav.hidden = false;
         var ul = el("ul");
