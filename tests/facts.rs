@@ -194,7 +194,7 @@ fn sample_case_problems(page: &Page) -> Vec<String> {
         found.extend(
             LINKS
                 .iter()
-                .filter(|l| line.contains(*l))
+                .filter(|l| line.contains(**l))
                 .map(|l| format!("a link to `{l}`")),
         );
         let folded = fold(line);
@@ -231,17 +231,44 @@ fn fold(text: &str) -> String {
 const CORRECTED: [(&str, &str); 14] = [
     ("known only by", "Caesar named himself in February 2025"),
     ("لا يُعرف إلا باسمه", "Caesar named himself in February 2025"),
-    ("rather than the content", "the objections also concern the content"),
+    (
+        "rather than the content",
+        "the objections also concern the content",
+    ),
     ("لا بمضمون الصور", "the objections also concern the content"),
-    ("commissioned and paid for", "the cited sources do not say \"paid for\""),
-    ("كلّفت بالتحقيق وموّلته", "the cited sources do not say \"paid for\""),
-    ("one day before", "the report came out two days before Geneva II"),
-    ("the day before the geneva", "the report came out two days before Geneva II"),
-    ("قبل يوم واحد", "the report came out two days before Geneva II"),
-    ("or the bodies of government soldiers", "HRW wrote \"identified by name as\""),
+    (
+        "commissioned and paid for",
+        "the cited sources do not say \"paid for\"",
+    ),
+    (
+        "كلّفت بالتحقيق وموّلته",
+        "the cited sources do not say \"paid for\"",
+    ),
+    (
+        "one day before",
+        "the report came out two days before Geneva II",
+    ),
+    (
+        "the day before the geneva",
+        "the report came out two days before Geneva II",
+    ),
+    (
+        "قبل يوم واحد",
+        "the report came out two days before Geneva II",
+    ),
+    (
+        "or the bodies of government soldiers",
+        "HRW wrote \"identified by name as\"",
+    ),
     ("أو جثث جنود حكوميين", "HRW wrote \"identified by name as\""),
-    ("all but one of the dead", "no source says so; samples make no claim"),
-    ("توجيه اتهامات", "Al Jazeera reported \"findings\", not charges"),
+    (
+        "all but one of the dead",
+        "no source says so; samples make no claim",
+    ),
+    (
+        "توجيه اتهامات",
+        "Al Jazeera reported \"findings\", not charges",
+    ),
     ("all but one", "no source says so; samples make no claim"),
 ];
 
