@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 const CONFIG: &str = include_str!("../casebook.toml");
-const BRANCHES: [&str; 5] = ["215", "227", "235", "248", "251"];
+const BRANCHES: [&str; 5] = ["s1", "s2", "s3", "s4", "s5"];
 const AGES: [&str; 6] = ["under-20", "20-29", "30-39", "40-49", "50-plus", "unknown"];
 const INDICATORS: [&str; 6] = [
     "starvation",

@@ -82,8 +82,8 @@ fn main() {
     for (label, query) in [
         ("one word: starvation", "?q=starvation"),
         (
-            "two words + facet: bruising neck, branch 215",
-            "?q=bruising+neck&branch=215",
+            "two words + facet: bruising neck, branch s1",
+            "?q=bruising+neck&branch=s1",
         ),
     ] {
         let mut b = Browser::launch("search-bench").expect("Chromium is needed");

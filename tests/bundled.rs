@@ -23,7 +23,7 @@ fn bundled_site_has_the_promised_pages() {
         "about/index.html",
         "verify/index.html",
         "cases/index.html",
-        "cases/branch/215/index.html",
+        "cases/branch/s1/index.html",
         "cases/indicator/starvation/index.html",
         "cases/year/2012/index.html",
         "cases/age/index.html",
@@ -92,7 +92,7 @@ fn every_sample_case_is_synthetic_in_data_and_on_its_page() {
     site.run(&["verify", &site.public().to_string_lossy()])
         .success();
     // Lists that show sample cases say so too.
-    for list in ["cases/index.html", "cases/branch/215/index.html"] {
+    for list in ["cases/index.html", "cases/branch/s1/index.html"] {
         assert_eq!(
             texts(&site.html(list), ".synthetic-notice").len(),
             1,

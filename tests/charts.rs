@@ -489,8 +489,8 @@ fn the_bundled_figures_page_gives_both_counts_and_mirrors_its_charts_in_arabic()
             "figure#chart-branch svg desc"
         ),
         [
-            "Tied for the most, with 5 of 24 cases each: Branch 215, Branch 227, Branch 235, \
-          Branch 248. Sample data: synthetic records, not real cases."
+            "Tied for the most, with 5 of 24 cases each: Sample branch S1, Sample branch S2, \
+          Sample branch S3, Sample branch S4. Sample data: synthetic records, not real cases."
         ]
     );
     let ar = site.html("ar/figures/index.html");

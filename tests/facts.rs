@@ -3,6 +3,10 @@
 //! the same language's sources page (`@/sources.md#id`, an `### Title {#id}` heading there),
 //! and every entry there is cited at least once. Each problem names its file and line.
 //!
+//! Sample cases are synthetic (issue 45): their pages cite nothing and say nothing about the
+//! real report, so a sample can never be read as evidence. And the phrasings corrected in
+//! issue 45 (wrong, or not supported by their sources) must not come back in either language.
+//!
 //! The checker reads the Markdown text itself rather than the built HTML, because
 //! pulldown-cmark renders a reference without a definition as plain text and the build
 //! would not notice it.
@@ -154,6 +158,139 @@ fn entries(page: &Page) -> BTreeMap<String, Entry> {
     out
 }
 
+/// A sample case's page (`content/cases/<id>/index*.md`), as opposed to the section's index.
+fn is_sample_case(path: &str) -> bool {
+    path.strip_prefix("content/cases/")
+        .is_some_and(|rest| rest.contains('/'))
+}
+
+/// What a sample case may not do: cite a source, link to the pages about the real report and
+/// its sources, or mention the report, its witness or its later analysts. A synthetic record
+/// that did would lend invented detail the weight of the real evidence.
+fn sample_case_problems(page: &Page) -> Vec<String> {
+    const LINKS: [&str; 5] = [
+        "@/report/",
+        "@/sources.md",
+        "@/timeline.md",
+        "@/figures.md",
+        "@/authors/",
+    ];
+    const WORDS: [&str; 8] = [
+        "report",
+        "caesar",
+        "human rights watch",
+        "geneva",
+        "تقرير",
+        "قيصر",
+        "هيومن رايتس",
+        "جنيف",
+    ];
+    let mut out = Vec::new();
+    for (number, line) in &page.lines {
+        let mut found: Vec<String> = Vec::new();
+        if line.contains("[^") {
+            found.push("a footnote".into());
+        }
+        found.extend(
+            LINKS
+                .iter()
+                .filter(|l| line.contains(**l))
+                .map(|l| format!("a link to `{l}`")),
+        );
+        let folded = fold(line);
+        found.extend(
+            WORDS
+                .iter()
+                .filter(|w| folded.contains(&fold(w)))
+                .map(|w| format!("the word `{w}`")),
+        );
+        for what in found {
+            push_sample_problem(&mut out, page, *number, &what);
+        }
+    }
+    out
+}
+
+fn push_sample_problem(out: &mut Vec<String>, page: &Page, number: usize, what: &str) {
+    out.push(format!(
+        "{}:{number}: sample case has {what}: a synthetic record cites no source and states nothing about the real report (describe only the invented record)",
+        page.path
+    ));
+}
+
+/// Lower case, without Arabic diacritics and tatweel, so a phrase is found however it is
+/// vowelled.
+fn fold(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(*c, '\u{64B}'..='\u{65F}' | '\u{670}' | '\u{640}'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Phrasings issue 45 corrected, each with why; found case-insensitively in either language.
+const CORRECTED: [(&str, &str); 14] = [
+    ("known only by", "Caesar named himself in February 2025"),
+    ("لا يُعرف إلا باسمه", "Caesar named himself in February 2025"),
+    (
+        "rather than the content",
+        "the objections also concern the content",
+    ),
+    ("لا بمضمون الصور", "the objections also concern the content"),
+    (
+        "commissioned and paid for",
+        "the cited sources do not say \"paid for\"",
+    ),
+    (
+        "كلّفت بالتحقيق وموّلته",
+        "the cited sources do not say \"paid for\"",
+    ),
+    (
+        "one day before",
+        "the report came out two days before Geneva II",
+    ),
+    (
+        "the day before the geneva",
+        "the report came out two days before Geneva II",
+    ),
+    (
+        "قبل يوم واحد",
+        "the report came out two days before Geneva II",
+    ),
+    (
+        "or the bodies of government soldiers",
+        "HRW wrote \"identified by name as\"",
+    ),
+    ("أو جثث جنود حكوميين", "HRW wrote \"identified by name as\""),
+    (
+        "all but one of the dead",
+        "no source says so; samples make no claim",
+    ),
+    (
+        "توجيه اتهامات",
+        "Al Jazeera reported \"findings\", not charges",
+    ),
+    ("all but one", "no source says so; samples make no claim"),
+];
+
+/// Every line of the site at `root` that repeats a corrected phrasing, with file and line.
+fn corrected_phrasings(root: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for page in read_pages(root) {
+        for (number, line) in &page.lines {
+            let folded = fold(line);
+            for (phrase, why) in CORRECTED {
+                if folded.contains(&fold(phrase)) {
+                    problems.push(format!(
+                        "{}:{number}: `{phrase}` was corrected in issue 45 ({why})",
+                        page.path
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
 /// Every problem with the footnotes and sources of the site at `root`, sorted, each
 /// starting with `file:line:`.
 fn check(root: &Path) -> Vec<String> {
@@ -166,6 +303,9 @@ fn check(root: &Path) -> Vec<String> {
         }
     }
     let mut cited: BTreeSet<(&str, String)> = BTreeSet::new();
+    for page in pages.iter().filter(|p| is_sample_case(&p.path)) {
+        problems.extend(sample_case_problems(page));
+    }
     for page in &pages {
         let mut defs: BTreeMap<String, Definition> = BTreeMap::new();
         let mut refs: Vec<(usize, String)> = Vec::new();
@@ -299,6 +439,50 @@ fn every_footnote_of_the_bundled_site_cites_a_listed_source_and_every_source_is_
     );
 }
 
+#[test]
+fn no_page_of_the_bundled_site_repeats_a_corrected_phrasing() {
+    let problems = corrected_phrasings(&repo_root());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The phrasing check finds each phrase in either language, whatever the case or vowelling.
+#[test]
+fn the_phrasing_check_finds_each_corrected_phrasing() {
+    let dir = tempfile::tempdir().unwrap();
+    let body: String = CORRECTED
+        .iter()
+        .map(|(phrase, _)| format!("Text {} text.\n", phrase.to_uppercase()))
+        .collect();
+    std::fs::create_dir_all(dir.path().join("content")).unwrap();
+    std::fs::write(
+        dir.path().join("content/page.md"),
+        format!("+++\ntitle = \"P\"\n+++\n{body}"),
+    )
+    .unwrap();
+    // Unvowelled Arabic is found too.
+    std::fs::write(
+        dir.path().join("content/page.ar.md"),
+        "+++\ntitle = \"P\"\n+++\nكلفت بالتحقيق ومولته\n",
+    )
+    .unwrap();
+    let problems = corrected_phrasings(dir.path());
+    for (i, (phrase, _)) in CORRECTED.iter().enumerate() {
+        let want = format!("content/page.md:{}: `{phrase}`", i + 4);
+        assert!(
+            problems.iter().any(|p| p.starts_with(&want)),
+            "missing {want:?} in:\n{}",
+            problems.join("\n")
+        );
+    }
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("content/page.ar.md:4: `كلّفت بالتحقيق وموّلته`")),
+        "{}",
+        problems.join("\n")
+    );
+}
+
 /// The checker itself finds each kind of problem, with file and line.
 #[test]
 fn the_facts_check_finds_dangling_and_unsourced_notes_and_uncited_sources() {
@@ -324,8 +508,27 @@ fn the_facts_check_finds_dangling_and_unsourced_notes_and_uncited_sources() {
         "content/page.ar.md",
         "+++\ntitle = \"صفحة\"\n+++\n\nواقعة.[^paper]\n\n[^paper]: انظر [المصادر](@/sources.md#paper).\n",
     );
+    write(
+        "content/cases/syn-1/index.md",
+        "+++\ntitle = \"Sample\"\n+++\n\nInvented.\n\nAs the Caesar [Report](@/report/_index.md#findings) found.[^paper]\n\n[^paper]: See [Sources](@/sources.md#paper).\n",
+    );
+    write(
+        "content/cases/syn-1/index.ar.md",
+        "+++\ntitle = \"نموذج\"\n+++\n\nكما ذكر التقرير.\n",
+    );
+    write(
+        "content/cases/_index.md",
+        "+++\ntitle = \"Cases\"\n+++\n\nAs the report describes.[^paper]\n\n[^paper]: See [Sources](@/sources.md#paper).\n",
+    );
     let problems = check(dir.path());
     let expected = [
+        "content/cases/syn-1/index.ar.md:5: sample case has the word `تقرير`",
+        "content/cases/syn-1/index.md:7: sample case has a footnote",
+        "content/cases/syn-1/index.md:7: sample case has a link to `@/report/`",
+        "content/cases/syn-1/index.md:7: sample case has the word `report`",
+        "content/cases/syn-1/index.md:7: sample case has the word `caesar`",
+        "content/cases/syn-1/index.md:9: sample case has a footnote",
+        "content/cases/syn-1/index.md:9: sample case has a link to `@/sources.md`",
         "content/page.md:5: footnote reference `[^gone]` has no definition in this file",
         "content/page.md:13: footnote `bare` names no source",
         "content/page.md:15: footnote `spare` is defined but never referenced",

@@ -150,8 +150,8 @@ fn incremental_rebuilds_equal_full_builds_after_every_kind_of_edit() {
             edit(
                 root,
                 "content/cases/syn-0002/index.md",
-                "branch = \"227\"",
-                "branch = \"215\"",
+                "branch = \"s2\"",
+                "branch = \"s1\"",
             );
             vec!["content/cases/syn-0002/index.md"]
         },
