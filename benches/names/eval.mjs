@@ -49,8 +49,14 @@ async function casebookEngine() {
         return Promise.resolve(f.data);
       });
       const r = await engine.search({ q, filters: filters || {}, page: 1 });
+      // Exact results, then near matches group by group (not fetched by a cold query: the
+      // first groups' first items are, in `r.near.groups[].items`).
+      const exact = (r.items || []).map((i) => idOf(i.path));
+      const near = [];
+      if (all && r.near) for (const g of r.near.groups) near.push(...(await engine.records(g.docs)).map((i) => idOf(i.path)));
       return {
-        ids: (r.items || []).map((i) => idOf(i.path)),
+        ids: exact.concat(near),
+        exact,
         files: fetched.length + 2,
         bytes: fetched.reduce((a, b) => a + b, 0) + meta.bytes + client,
       };
