@@ -19,8 +19,12 @@
 //! client only adds numbers. File names carry a hash of their bytes; output is deterministic.
 
 pub(crate) mod encode;
+mod files;
+mod input;
 pub(crate) mod names;
 pub(crate) mod normalize;
+
+pub(crate) use input::{Doc, FacetEntry, FacetTable, LangInput};
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -33,19 +37,13 @@ use serde_json::json;
 
 use crate::config::{SearchConfig, SearchWeights};
 use crate::output::Output;
-use encode::{push_fixed, push_varint, score_char, width_for};
+use encode::{push_fixed, push_varint, score_char};
+use files::{Files, Record, Runs, facet_codes, shard_runs, summary, to_json};
 use normalize::{Terms, normalize};
 
-/// Target size of a term shard before compression.
-const SHARD_BYTES: usize = 16 * 1024;
-/// Target size of a name-key shard and of a run of the names list.
-const KEY_SHARD_BYTES: usize = 1536;
-const NAMES_SHARD_BYTES: usize = 8 * 1024;
 /// At most this many document chunks per language, whatever the size of the archive.
 const MAX_CHUNKS: usize = 384;
 const MIN_CHUNK_DOCS: usize = 16;
-/// Snippet sources are cut to about this many characters.
-const SUMMARY_CHARS: usize = 220;
 const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
 
@@ -54,60 +52,6 @@ const TITLE: usize = 0;
 const IDENTIFIER: usize = 1;
 const FIELDS: usize = 2;
 const TEXT: usize = 3;
-
-/// One searchable page, as the index sees it.
-#[derive(Debug, Clone, Default, Hash)]
-pub(crate) struct Doc {
-    /// Root-relative URL path (`/cases/syn-0001/`).
-    pub(crate) path: String,
-    pub(crate) title: String,
-    /// The snippet source shown under the title.
-    pub(crate) summary: String,
-    /// The languages of the title and the summary when they are not the index's (an
-    /// untranslated case): the client marks them with `lang`.
-    pub(crate) title_lang: String,
-    pub(crate) summary_lang: String,
-    /// Key fields on one line (`Branch 215 · 14 May 2012`).
-    pub(crate) info: String,
-    pub(crate) date: Option<NaiveDate>,
-    /// The blurred placeholder of a graphic photograph, root-relative; never the photograph.
-    pub(crate) thumb: Option<String>,
-    pub(crate) synthetic: bool,
-    /// Matched exactly and whole (`syn-0001`, `2761/215`) as well as word by word.
-    pub(crate) identifiers: Vec<String>,
-    /// Case field values and their labels.
-    pub(crate) fields: Vec<String>,
-    /// Values of the name fields (`[search] names`), also among `fields`.
-    pub(crate) names: Vec<String>,
-    pub(crate) text: String,
-}
-
-/// A schema facet: which documents carry each value.
-#[derive(Debug, Clone, Hash)]
-pub(crate) struct FacetTable {
-    pub(crate) name: String,
-    pub(crate) label: String,
-    /// A document may carry several values (list fields).
-    pub(crate) multi: bool,
-    pub(crate) values: Vec<FacetEntry>,
-}
-
-#[derive(Debug, Clone, Hash)]
-pub(crate) struct FacetEntry {
-    pub(crate) value: String,
-    pub(crate) label: String,
-    /// Indices into the language's documents.
-    pub(crate) docs: Vec<usize>,
-}
-
-/// Everything one language's index is built from.
-#[derive(Debug, Clone, Hash)]
-pub(crate) struct LangInput {
-    pub(crate) lang: String,
-    /// Shared with the pages they come from, so a rebuild does not copy their text.
-    pub(crate) docs: Vec<Arc<Doc>>,
-    pub(crate) facets: Vec<FacetTable>,
-}
 
 /// What was built: the files, and for each language the root-relative path of its `meta`.
 #[derive(Debug, Default)]
@@ -639,121 +583,6 @@ fn build_language(
     }
 }
 
-/// A document as the client reads it: path, title, summary, key fields, placeholder,
-/// synthetic; then, only when one is untranslated, the languages of the title and summary.
-struct Record<'a> {
-    doc: &'a Doc,
-    /// The snippet source, cut (`summary`).
-    summary: String,
-}
-
-impl serde::Serialize for Record<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeTuple;
-        let d = self.doc;
-        let untranslated = !d.title_lang.is_empty() || !d.summary_lang.is_empty();
-        let mut t = serializer.serialize_tuple(if untranslated { 8 } else { 6 })?;
-        t.serialize_element(d.path.trim_start_matches('/'))?;
-        t.serialize_element(&d.title)?;
-        t.serialize_element(&self.summary)?;
-        t.serialize_element(&d.info)?;
-        t.serialize_element(d.thumb.as_deref().map_or("", |p| p.trim_start_matches('/')))?;
-        t.serialize_element(&u8::from(d.synthetic))?;
-        if untranslated {
-            t.serialize_element(&d.title_lang)?;
-            t.serialize_element(&d.summary_lang)?;
-        }
-        t.end()
-    }
-}
-
-/// The runs of sorted entries an index is cut into, one kind of file each.
-#[derive(Clone, Copy, PartialEq)]
-enum Runs {
-    /// `t<n>`: words and their postings; one file at least, so every query has somewhere
-    /// to look.
-    Terms,
-    /// `k<n>`: name keys and their postings.
-    Keys,
-    /// `n<n>`: the names list, words alone.
-    Names,
-}
-
-impl Runs {
-    fn prefix(self) -> &'static str {
-        match self {
-            Runs::Terms => "t",
-            Runs::Keys => "k",
-            Runs::Names => "n",
-        }
-    }
-
-    fn target_bytes(self) -> usize {
-        match self {
-            Runs::Terms => SHARD_BYTES,
-            Runs::Keys => KEY_SHARD_BYTES,
-            Runs::Names => NAMES_SHARD_BYTES,
-        }
-    }
-}
-
-/// Cuts sorted `(term, postings, positions)` into files of about the kind's size; returns
-/// `[first term, file name]` for each. The names list's postings are empty and not written.
-/// Word runs also get a file of their terms' positions (`p<n>`, in the run's order), fetched
-/// for quoted phrases only: `[first term, file name, positions file name]`.
-fn shard_runs<'a>(
-    files: &mut Files,
-    kind: Runs,
-    items: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
-) -> Vec<serde_json::Value> {
-    // Runs are cut in order, then written side by side.
-    let mut runs: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
-    let mut current = (Vec::new(), Vec::new());
-    let mut size = 0;
-    for (term, postings, positions) in items {
-        size += term.len() + postings.len() + 6;
-        current.0.push(term);
-        if kind != Runs::Names {
-            current.0.push(postings);
-        }
-        if kind == Runs::Terms {
-            current.1.push(positions);
-        }
-        if size >= kind.target_bytes() {
-            runs.push(std::mem::take(&mut current));
-            size = 0;
-        }
-    }
-    if !current.0.is_empty() || (runs.is_empty() && kind == Runs::Terms) {
-        runs.push(current);
-    }
-    let names = files.add_all(
-        runs.par_iter()
-            .enumerate()
-            .map(|(i, run)| (format!("{}{i}", kind.prefix()), to_json(&run.0))),
-    );
-    let position_names = if kind == Runs::Terms {
-        files.add_all(
-            runs.par_iter()
-                .enumerate()
-                .map(|(i, run)| (format!("p{i}"), to_json(&run.1))),
-        )
-    } else {
-        Vec::new()
-    };
-    runs.iter()
-        .zip(names)
-        .enumerate()
-        .map(|(i, (run, file))| {
-            let first = run.0.first().copied().unwrap_or("");
-            match position_names.get(i) {
-                Some(p) => json!([first, file, p]),
-                None => json!([first, file]),
-            }
-        })
-        .collect()
-}
-
 fn weight_array(w: SearchWeights) -> [f64; 4] {
     let mut out = [0.0; 4];
     out[TITLE] = w.title;
@@ -819,171 +648,6 @@ fn encode_postings(
         out.push(score_char(score));
     }
     out
-}
-
-/// Facet metadata for the client and, per group of facets, `(characters per document,
-/// codes of every document)`. Single-valued facets share groups as digits of a mixed-radix
-/// number (radix `values + 1`, 0 meaning none), least significant first in facet order,
-/// kept below 2^48 so the client's arithmetic is exact. Each list facet has a group of its
-/// own: a bit set per document, six values per character.
-fn facet_codes(facets: &[FacetTable], n: usize) -> (Vec<serde_json::Value>, Vec<(usize, String)>) {
-    const LIMIT: u128 = 1 << 48;
-    struct Group {
-        members: Vec<usize>,
-        product: u128,
-        bits: bool,
-    }
-    let mut meta = Vec::new();
-    let mut groups: Vec<Group> = Vec::new();
-    for (i, f) in facets.iter().enumerate() {
-        let radix = f.values.len() as u128 + 1;
-        let open = groups
-            .iter()
-            .rposition(|g| !g.bits && g.product * radix < LIMIT);
-        let group = match (f.multi, open) {
-            (false, Some(g)) => {
-                groups[g].members.push(i);
-                groups[g].product *= radix;
-                g
-            }
-            (multi, _) => {
-                groups.push(Group {
-                    members: vec![i],
-                    product: radix,
-                    bits: multi,
-                });
-                groups.len() - 1
-            }
-        };
-        meta.push(json!({
-            "name": f.name,
-            "label": f.label,
-            "multi": f.multi,
-            "group": group,
-            "radix": if f.multi { 0 } else { radix as u64 },
-            "values": f.values.iter().map(|v| json!([v.value, v.label, v.docs.len()])).collect::<Vec<_>>(),
-        }));
-    }
-    let mut out = Vec::new();
-    for g in groups {
-        if g.bits {
-            let f = &facets[g.members[0]];
-            let width = f.values.len().div_ceil(6).max(1);
-            let mut sets = vec![0u8; n * width];
-            for (v, entry) in f.values.iter().enumerate() {
-                for &d in entry.docs.iter().filter(|&&d| d < n) {
-                    sets[d * width + v / 6] |= 1 << (v % 6);
-                }
-            }
-            let text = sets
-                .iter()
-                .map(|&b| encode::ALPHABET[b as usize] as char)
-                .collect();
-            out.push((width, text));
-            continue;
-        }
-        let mut codes = vec![0u64; n];
-        let mut place: u64 = 1;
-        for &i in &g.members {
-            let f = &facets[i];
-            for (v, entry) in f.values.iter().enumerate() {
-                for &d in entry.docs.iter().filter(|&&d| d < n) {
-                    codes[d] += (v as u64 + 1) * place;
-                }
-            }
-            place *= f.values.len() as u64 + 1;
-        }
-        let width = width_for(g.product as u64);
-        let mut text = String::with_capacity(n * width);
-        for c in codes {
-            push_fixed(&mut text, c, width);
-        }
-        out.push((width, text));
-    }
-    (meta, out)
-}
-
-/// The snippet source cut at a word boundary near `SUMMARY_CHARS` characters.
-fn summary(text: &str) -> String {
-    // Words joined by single spaces, read only as far as the cut needs.
-    let mut chars = 0;
-    let mut joined = String::new();
-    for word in text.split_whitespace() {
-        if chars > SUMMARY_CHARS {
-            break;
-        }
-        if !joined.is_empty() {
-            joined.push(' ');
-            chars += 1;
-        }
-        joined.push_str(word);
-        chars += word.chars().count();
-    }
-    let text = joined;
-    if chars <= SUMMARY_CHARS {
-        return text;
-    }
-    let cut: String = text.chars().take(SUMMARY_CHARS).collect();
-    let cut = match cut.rfind(' ') {
-        Some(i) if i > SUMMARY_CHARS / 2 => &cut[..i],
-        _ => &cut,
-    };
-    format!("{}…", cut.trim_end_matches(|c: char| !c.is_alphanumeric()))
-}
-
-/// The files of one language's index, under `dir` (`search/en/`).
-struct Files {
-    dir: String,
-    outputs: Vec<Output>,
-}
-
-impl Files {
-    /// Adds a script registering `data` under `name`; returns its file name
-    /// (`t3.1a2b3c4d5e.js`).
-    fn add(&mut self, name: &str, data: &(impl serde::Serialize + ?Sized)) -> String {
-        let (file, output) = script_file(&self.dir, name, &to_json(data));
-        self.outputs.push(output);
-        file
-    }
-
-    /// Adds `(name, JSON)` scripts made side by side, in their order; returns their names.
-    fn add_all(
-        &mut self,
-        items: impl IndexedParallelIterator<Item = (String, String)>,
-    ) -> Vec<String> {
-        let dir = &self.dir;
-        let made: Vec<(String, Output)> = items
-            .map(|(name, json)| script_file(dir, &name, &json))
-            .collect();
-        made.into_iter()
-            .map(|(file, output)| {
-                self.outputs.push(output);
-                file
-            })
-            .collect()
-    }
-}
-
-/// `search/en/t3.1a2b3c4d5e.js`, a script registering `json` under `name`; returns the file
-/// name (`t3.1a2b3c4d5e.js`) and the output.
-fn script_file(dir: &str, name: &str, json: &str) -> (String, Output) {
-    use sha2::Digest;
-    let body = format!(
-        "casebook.search.add({},{json});\n",
-        serde_json::to_string(name).expect("a string serialises"),
-    );
-    let hash = crate::hashing::hex(&sha2::Sha256::digest(body.as_bytes()));
-    let file = format!("{name}.{}.js", &hash[..10]);
-    (
-        file.clone(),
-        Output::bytes(format!("{dir}{file}"), body.into_bytes()),
-    )
-}
-
-/// Index files are written straight from their Rust values (tuples, strings), without a
-/// `serde_json::Value` tree in between: at archive scale that tree was a tenth of the build.
-fn to_json(data: &(impl serde::Serialize + ?Sized)) -> String {
-    serde_json::to_string(data).expect("index data serialises")
 }
 
 #[cfg(test)]

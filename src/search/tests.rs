@@ -1,5 +1,6 @@
 //! Unit tests of the search index: ranking, identifiers, shards, facets, determinism.
 
+use super::files::SUMMARY_CHARS;
 use super::*;
 use crate::config::SearchWeights;
 
