@@ -219,10 +219,11 @@ impl Bits<'_> {
     #[inline(always)]
     fn symbol_past_bits(&mut self, t: &Table) -> Result<u8, String> {
         self.fill();
-        if let Some(&total) = t.skip.get((self.acc >> (64 - FAST_BITS)) as usize)
+        let at = (self.acc >> (64 - FAST_BITS)) as usize;
+        if let Some(&total) = t.skip.get(at)
             && total > 0
         {
-            let symbol = t.fast[(self.acc >> (64 - FAST_BITS)) as usize].1;
+            let symbol = t.fast[at].1;
             self.consume(u32::from(total));
             return Ok(symbol);
         }

@@ -685,14 +685,15 @@
       var order = dates ? function (a, b) { return fixed(dates, b * 3, 3) - fixed(dates, a * 3, 3) || rel(a, b); } : rel;
       var hits = base.filter(function (d) { return passes(d, -1); }).sort(order);
       // Near matches by the spelling they matched, the largest group first.
-      var groups = new Map(), nearTotal = 0;
+      var groups = new Map(), groupKeys = new Map(), nearTotal = 0;
       nearBase.forEach(function (d) {
         if (!passes(d, -1)) return;
         var label = nearLabel.get(d);
         // Spellings of one name make one group (Hasan and حسن).
         if (!groups.has(label)) {
-          var key = label.indexOf(" ") < 0 && nameKey(label);
-          for (var other of groups.keys()) if (key && other.indexOf(" ") < 0 && nameKey(other) && sameName(key, nameKey(other))) { label = other; break; }
+          var key = label.indexOf(" ") < 0 ? nameKey(label) : null;
+          if (key) for (var g of groupKeys) if (sameName(key, g[1])) { label = g[0]; break; }
+          if (key && !groups.has(label)) groupKeys.set(label, key);
         }
         if (!groups.has(label)) groups.set(label, []);
         groups.get(label).push(d);
