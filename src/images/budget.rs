@@ -56,6 +56,34 @@ impl Budget {
         }
     }
 
+    /// Runs `each` on every item, on every thread of rayon's pool at once, each thread with
+    /// one keeper for all the items it takes: a thread takes the next item when it is done
+    /// with one (no thread idles while items remain), and its bytes pass from one
+    /// photograph to its next. (Rayon's own `map_init` makes a keeper per split of the
+    /// work, dozens a stage, each handing its memory back to the system when dropped.)
+    /// Results come in the items' order.
+    pub(crate) fn each<T: Sync, R: Send>(
+        &self,
+        items: &[T],
+        each: impl Fn(&mut Keeper, &T) -> R + Sync,
+    ) -> Vec<R> {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let per_thread = rayon::broadcast(|_| {
+            let mut keeper = self.keeper();
+            let mut done = Vec::new();
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else {
+                    return done;
+                };
+                done.push((i, each(&mut keeper, item)));
+            }
+        });
+        let mut all: Vec<(usize, R)> = per_thread.into_iter().flatten().collect();
+        all.sort_unstable_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, r)| r).collect()
+    }
+
     /// A worker's share, empty until it holds a photograph.
     pub(crate) fn keeper(&self) -> Keeper<'_> {
         Keeper {
@@ -161,6 +189,27 @@ mod tests {
         });
         assert!(peak.load(Ordering::SeqCst) <= 100);
         assert_eq!(budget.lock().free, 100);
+    }
+
+    /// Every item once, results in order, and one keeper per thread for the whole run
+    /// (not one per split of the work, each handing its memory back when dropped).
+    #[test]
+    fn each_runs_every_item_once_with_one_keeper_per_thread() {
+        let budget = Budget::new(1000);
+        let items: Vec<u64> = (0..2000).collect();
+        let keepers = Mutex::new(std::collections::HashSet::new());
+        let out = budget.each(&items, |keeper, &n| {
+            keepers
+                .lock()
+                .unwrap()
+                .insert(std::ptr::from_mut(keeper) as usize);
+            let _held = keeper.hold(1 + n % 7).unwrap();
+            n * 2
+        });
+        assert_eq!(out, items.iter().map(|n| n * 2).collect::<Vec<_>>());
+        let keepers = keepers.into_inner().unwrap().len();
+        assert!(keepers <= rayon::current_num_threads(), "{keepers} keepers");
+        assert_eq!(budget.lock().free, 1000, "every keeper gave its bytes back");
     }
 
     #[test]

@@ -56,7 +56,8 @@ enum Kind {
 }
 
 /// What deriving from a source of `file_len` bytes, `w`x`h` pixels of `color`, holds at
-/// its peak: the file (twice for a JPEG: `image`'s decoder copies it), the decoded pixels,
+/// its peak: the file (three times for a JPEG: `image`'s decoder copies it, and the decoders
+/// read a sealed copy), the decoded pixels,
 /// what the format's decoder holds beside them (`Kind`), an 8-bit RGB copy unless they
 /// already are that, and the largest size with the buffers its resize and encoding use.
 fn peak(
@@ -101,7 +102,7 @@ fn peak(
     let largest = widest * (widest * long).div_ceil(u64::from(w.min(h)).max(1)) * 3;
     let first_pass = widest * long * 3;
     let file = if matches!(kind, Kind::Jpeg { .. }) {
-        2 * file_len
+        3 * file_len
     } else {
         file_len
     };
@@ -230,10 +231,18 @@ pub(super) fn decode_stored(
         return Err(NOT_AN_IMAGE.into());
     }
     let is_jpeg = reader.format() == Some(image::ImageFormat::Jpeg);
-    if is_jpeg {
-        // Decoders fill what a cut-off JPEG lacks; a truncated source is an error to fix.
-        super::jpeg_scans::check(bytes).map_err(|e| format!("{DAMAGED}: {e}"))?;
+    // Decoders fill what a cut-off JPEG lacks; a truncated source is an error to fix. A
+    // sequential JPEG's decoders are given a sealed copy, which fails in them if cut short;
+    // a progressive one is walked block by block first.
+    let damaged = |e: String| format!("{DAMAGED}: {e}");
+    let sealed = match is_jpeg {
+        true => super::jpeg_seal::sealed(bytes).map_err(damaged)?,
+        false => None,
+    };
+    if is_jpeg && sealed.is_none() {
+        super::jpeg_scans::check(bytes).map_err(damaged)?;
     }
+    let jpeg = sealed.as_deref().unwrap_or(bytes);
     let mut reader = reader;
     let mut l = image::Limits::default();
     l.max_image_width = Some(limits.max_width);
@@ -256,12 +265,18 @@ pub(super) fn decode_stored(
         .filter(|_| is_jpeg)
         .map(|widest| reduced_scale(full, turns(orientation), widest))
         .filter(|&eighths| eighths < 8)
-        .and_then(|eighths| decode_jpeg_reduced(bytes, full, eighths, limits));
+        .and_then(|eighths| decode_jpeg_reduced(jpeg, full, eighths, limits));
     let pixels = match reduced {
         Some(pixels) => pixels,
-        None if is_jpeg => match decode_jpeg_strictly(bytes, full)? {
+        None if is_jpeg => match decode_jpeg_strictly(jpeg, full)? {
             Some(pixels) => pixels,
-            None => flatten(DynamicImage::from_decoder(decoder).map_err(describe)?),
+            None => {
+                // The lenient decoder reads the file unsealed: walk it first.
+                if sealed.is_some() {
+                    super::jpeg_scans::check(bytes).map_err(damaged)?;
+                }
+                flatten(DynamicImage::from_decoder(decoder).map_err(describe)?)
+            }
         },
         None if is_png => match decode_png_by_rows(bytes, full)? {
             Some(pixels) => pixels,
@@ -277,19 +292,11 @@ pub(super) fn decode_stored(
 }
 
 /// Decodes a JPEG with zune-jpeg (the decoder `image` uses) in strict mode, where `image`
-/// asks for the lenient one: a scan whose data runs out is then an error instead of rows
-/// padded with grey. Decoders take an end-of-image marker met in the middle of a scan as
-/// its end, so a file cut short and closed again by hand would still pass: a sequential
-/// JPEG is given to the decoder without its final marker, and must reach its last row
-/// before its data runs out. `None` when the file breaks only rules that do not touch its
-/// pixels (stray bytes between headers, an odd component count): the lenient decoder
-/// then reads it, as before.
+/// asks for the lenient one: a scan whose data runs out (into a seal, see `jpeg_seal`) is
+/// then an error instead of rows padded with grey. `None` when the file breaks only rules
+/// that do not touch its pixels (stray bytes between headers, an odd component count): the
+/// lenient decoder then reads it, as before.
 fn decode_jpeg_strictly(bytes: &[u8], (w, h): (u32, u32)) -> Result<Option<RgbImage>, String> {
-    // A progressive JPEG's scans end at markers, which the decoder must then find.
-    let bytes = match bytes.windows(2).rposition(|m| m == [0xFF, 0xD9]) {
-        Some(end) if !is_progressive(bytes) => &bytes[..end],
-        _ => bytes,
-    };
     use zune_core::bytestream::ZCursor;
     use zune_core::colorspace::ColorSpace;
     use zune_core::options::DecoderOptions;
@@ -470,28 +477,6 @@ pub(super) fn turns(orientation: Orientation) -> bool {
         orientation,
         Rotate90 | Rotate270 | Rotate90FlipH | Rotate270FlipH
     )
-}
-
-/// Whether a JPEG's frame is progressive (SOF2, SOF6, SOF10, SOF14), read from its marker
-/// segments up to the first scan.
-fn is_progressive(bytes: &[u8]) -> bool {
-    let mut at = 2;
-    while at + 4 <= bytes.len() && bytes[at] == 0xFF {
-        let marker = bytes[at + 1];
-        if marker == 0xFF {
-            at += 1;
-            continue;
-        }
-        if matches!(marker, 0xC2 | 0xC6 | 0xCA | 0xCE) {
-            return true;
-        }
-        if marker == 0xDA || marker == 0xD9 {
-            return false;
-        }
-        let len = usize::from(u16::from_be_bytes([bytes[at + 2], bytes[at + 3]]));
-        at += 2 + len;
-    }
-    false
 }
 
 fn describe(e: image::ImageError) -> String {

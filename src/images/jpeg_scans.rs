@@ -20,10 +20,10 @@ pub(super) fn memory_needed(w: u32, h: u32, progressive: bool) -> u64 {
     blocks * 4 * 8
 }
 
-struct Component {
+pub(super) struct Component {
     id: u8,
-    h: usize,
-    v: usize,
+    pub(super) h: usize,
+    pub(super) v: usize,
     /// Blocks across and down the whole padded frame.
     grid: (usize, usize),
     /// Blocks that hold picture, for a scan of this component alone.
@@ -34,9 +34,9 @@ struct Component {
     reached: [Option<u8>; 64],
 }
 
-struct Frame {
+pub(super) struct Frame {
     progressive: bool,
-    components: Vec<Component>,
+    pub(super) components: Vec<Component>,
     /// MCUs across and down, for scans of several components.
     mcus: (usize, usize),
 }
@@ -253,7 +253,7 @@ impl Bits<'_> {
 
 /// Where the next marker from `at` is (past stuffed bytes, fill bytes and stray bytes), or
 /// the end of the file.
-fn next_marker(bytes: &[u8], mut at: usize) -> usize {
+pub(super) fn next_marker(bytes: &[u8], mut at: usize) -> usize {
     while at + 1 < bytes.len() && (bytes[at] != 0xFF || matches!(bytes[at + 1], 0x00 | 0xFF)) {
         at += 1;
     }
@@ -303,8 +303,8 @@ const AC_SYMBOLS: [[u8; 162]; 2] = [[
 ]];
 
 /// One scan: its components (index into the frame, DC table, AC table) and band.
-struct Scan {
-    components: Vec<(usize, usize, usize)>,
+pub(super) struct Scan {
+    pub(super) components: Vec<(usize, usize, usize)>,
     ss: usize,
     se: usize,
     ah: u8,
@@ -390,7 +390,7 @@ fn damaged(what: &str) -> String {
     what.to_string()
 }
 
-fn read_frame(s: &[u8], progressive: bool) -> Result<Frame, String> {
+pub(super) fn read_frame(s: &[u8], progressive: bool) -> Result<Frame, String> {
     if s.len() < 6 {
         return Err(damaged("a short frame header"));
     }
@@ -459,7 +459,7 @@ fn read_tables(mut s: &[u8], dc: &mut [Table], ac: &mut [Table]) -> Result<(), S
     Ok(())
 }
 
-fn read_scan(s: &[u8], frame: &Frame) -> Result<Scan, String> {
+pub(super) fn read_scan(s: &[u8], frame: &Frame) -> Result<Scan, String> {
     let n = usize::from(*s.first().unwrap_or(&0));
     if n == 0 || s.len() < 1 + 2 * n + 3 {
         return Err(damaged("a short scan header"));

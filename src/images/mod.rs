@@ -10,6 +10,7 @@ mod cache;
 pub(crate) mod decode;
 pub(crate) mod fill;
 mod jpeg_scans;
+mod jpeg_seal;
 pub(crate) mod pipeline;
 
 use std::collections::BTreeMap;
@@ -285,19 +286,15 @@ fn derive_all(
     if let Some(progress) = progress {
         (progress.0)(0, total);
     }
-    // Each rayon job gets a keeper of its own, so a worker's bytes pass from one photograph
-    // to its next (budget.rs).
-    results.par_extend(work.into_par_iter().map_init(
-        || budget.keeper(),
-        |keeper, (key, job, known)| {
-            let r = derive_one(config, &cache, keeper, job, known, &derived);
-            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Some(progress) = progress {
-                (progress.0)(done, total);
-            }
-            (key, r)
-        },
-    ));
+    // A worker's bytes pass from one photograph to its next (budget.rs).
+    results.extend(budget.each(&work, |keeper, (key, job, known)| {
+        let r = derive_one(config, &cache, keeper, job, known.clone(), &derived);
+        let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(progress) = progress {
+            (progress.0)(done, total);
+        }
+        (key.clone(), r)
+    }));
     let mut warnings = std::mem::take(&mut cache.warnings);
     if let Some(prior) = prior {
         let damaged = Damaged {
@@ -393,24 +390,22 @@ impl Damaged<'_, '_> {
         }
         redo.sort_unstable();
         redo.dedup();
-        let again: Vec<(usize, std::result::Result<PhotoOutput, Diagnostic>)> = redo
-            .into_par_iter()
-            .map_init(
-                || self.budget.keeper(),
-                |keeper, i| {
-                    let known = results[i].1.as_ref().ok()?.source_sha256.clone();
-                    let job = &self.jobs[&results[i].0];
-                    let r = derive_one(
-                        self.config,
-                        self.cache,
-                        keeper,
-                        job,
-                        Some(known),
-                        self.derived,
-                    );
-                    Some((i, r))
-                },
-            )
+        let again: Vec<(usize, std::result::Result<PhotoOutput, Diagnostic>)> = self
+            .budget
+            .each(&redo, |keeper, &i| {
+                let known = results[i].1.as_ref().ok()?.source_sha256.clone();
+                let job = &self.jobs[&results[i].0];
+                let r = derive_one(
+                    self.config,
+                    self.cache,
+                    keeper,
+                    job,
+                    Some(known),
+                    self.derived,
+                );
+                Some((i, r))
+            })
+            .into_iter()
             .flatten()
             .collect();
         for (i, r) in again {
