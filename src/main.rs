@@ -11,6 +11,9 @@ use clap::{Args, Parser, Subcommand};
 
 use casebook::{BuildOptions, Error};
 
+mod serve_command;
+use serve_command::serve;
+
 // Rendering allocates many short-lived strings on every thread; mimalloc handles that
 // pattern far better than the system allocator.
 #[global_allocator]
@@ -483,79 +486,6 @@ fn verify(
         None => {}
     }
     Ok(out)
-}
-
-/// Runs the preview server until Ctrl-C.
-fn serve(
-    options: &casebook::serve::ServeOptions,
-    open: bool,
-    timings: bool,
-) -> Result<String, Error> {
-    use casebook::serve::Report;
-    if !options.bind.is_loopback() {
-        eprintln!(
-            "warning: listening on {}: anyone who can reach this machine can see the site, \
-             including drafts and unpublished (possibly unredacted) content",
-            options.bind
-        );
-    }
-    let print_timings = move |u: &casebook::serve::Update| {
-        if timings {
-            for (step, took) in &u.timings {
-                eprintln!("  {step:<14} {:>9.1} ms", took.as_secs_f64() * 1000.0);
-            }
-        }
-    };
-    let server = casebook::serve::start(options, move |report| match report {
-        Report::Rebuilt(u) => {
-            print_timings(&u);
-            eprintln!(
-                "rebuilt in {:.0} ms: {} of {} pages rendered, {}{}",
-                u.took.as_secs_f64() * 1000.0,
-                u.rendered,
-                u.pages,
-                files_changed(u.changed.len()),
-                if u.full { " (full rebuild)" } else { "" }
-            )
-        }
-        Report::Finished(u) => {
-            print_timings(&u);
-            eprintln!(
-                "  then search index, feeds, data export and manifest in {:.0} ms ({})",
-                u.took.as_secs_f64() * 1000.0,
-                files_changed(u.changed.len())
-            )
-        }
-        Report::Failed(diagnostics) => print_failure(&diagnostics),
-    })?;
-    match &server.first {
-        Ok(u) => {
-            print_timings(u);
-            eprintln!(
-                "built {} in {:.0} ms",
-                count(u.pages, "page", "pages"),
-                u.took.as_secs_f64() * 1000.0
-            )
-        }
-        Err(diagnostics) => print_failure(diagnostics),
-    }
-    println!("serving {} (Ctrl-C stops)", server.url);
-    if open {
-        if let Err(e) = opener::open(&server.url) {
-            eprintln!("warning: could not open a browser: {e}");
-        }
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            path: "runtime".into(),
-            source,
-        })?;
-    let _ = runtime.block_on(tokio::signal::ctrl_c());
-    let url = server.url.clone();
-    server.stop();
-    Ok(format!("stopped serving {url}"))
 }
 
 fn main() -> ExitCode {

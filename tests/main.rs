@@ -31,3 +31,4 @@ mod serve_watch;
 mod signing;
 mod swap_race;
 mod visitors;
+mod workbench;

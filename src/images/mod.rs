@@ -12,6 +12,7 @@ pub(crate) mod fill;
 mod jpeg_scans;
 mod jpeg_seal;
 pub(crate) mod pipeline;
+pub(crate) mod workbench;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -129,7 +129,7 @@ fn pixelate(img: &mut RgbImage, (x0, y0, x1, y1): (u32, u32, u32, u32)) {
     }
 }
 
-fn resize(img: &RgbImage, width: u32) -> Result<RgbImage, String> {
+pub(super) fn resize(img: &RgbImage, width: u32) -> Result<RgbImage, String> {
     let (w, h) = img.dimensions();
     resize_to(img, width, height_at(w, h, width))
 }

@@ -57,13 +57,32 @@ pub(super) struct App {
     pub(super) keep_alive: Duration,
     /// No rebuild step is running or due.
     pub(super) settled: std::sync::atomic::AtomicBool,
+    pub(super) workbench: super::workbench::Workbench,
 }
 
+/// The largest request body the server reads (a workbench edit or preview request).
+const BODY_LIMIT: usize = 1 << 20;
+
 /// Answers one request that reached the server at `reached`.
-pub(super) async fn handle<B>(app: Arc<App>, request: Request<B>, reached: IpAddr) -> Response {
+pub(super) async fn handle<B>(app: Arc<App>, request: Request<B>, reached: IpAddr) -> Response
+where
+    B: axum::body::HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
     let (method, uri, headers) = (request.method(), request.uri(), request.headers());
     if let Some(refusal) = app.hosts.refuse(method, uri, headers, reached) {
         return refusal.into_response();
+    }
+    if super::workbench::Workbench::owns(uri.path()) {
+        let (parts, body) = request.into_parts();
+        let Ok(body) = axum::body::to_bytes(axum::body::Body::new(body), BODY_LIMIT).await else {
+            return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+        };
+        let (path, query) = (parts.uri.path(), parts.uri.query());
+        return app
+            .workbench
+            .answer(&parts.method, path, query, &parts.headers, body)
+            .await;
     }
     if method != Method::GET && method != Method::HEAD {
         let mut r = StatusCode::METHOD_NOT_ALLOWED.into_response();

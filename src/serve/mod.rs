@@ -20,6 +20,7 @@ mod listen;
 mod overlay;
 mod rebuild;
 mod watch;
+mod workbench;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -193,7 +194,9 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         // An open event stream must not look idle.
         keep_alive: (limits.idle / 2).min(Duration::from_secs(15)),
         settled: AtomicBool::new(!session.unfinished()),
+        workbench: workbench::Workbench::new(options.bind.is_loopback()),
     });
+    app.workbench.refresh(&session);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

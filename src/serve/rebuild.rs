@@ -108,6 +108,7 @@ impl<R: Fn(Report)> Builder<R> {
                     retired,
                     errors: None,
                 };
+                app.workbench.refresh(&self.session);
                 // After a failure every page shows the overlay: all of them reload.
                 if failing || !update.changed.is_empty() {
                     let message = http::reload_message(&update.changed, failing || update.full);

@@ -1,0 +1,224 @@
+//! The redaction workbench inside `casebook serve` (issue 42): served only on loopback,
+//! every request that asks for pixels or changes anything carries the server's token, the
+//! queue lists every photograph, and the preview is the published derivative.
+
+use casebook::serve::ServeOptions;
+
+use crate::serve::{start, start_with};
+use crate::support::SiteTest;
+use crate::support::http::{Response, raw_request, request_with};
+
+const CASE: &str = "content/cases/c-001/index.md";
+
+fn site() -> SiteTest {
+    SiteTest::fixture("minimal")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-001/a.jpg")
+        .copy_in("photos-real/gps/DSCN0042.jpg", "content/cases/c-001/b.jpg")
+        .photos(
+            CASE,
+            "[[photos]]\nfile = \"a.jpg\"\nalt = \"a\"\nredact = [ { x = 0.1, y = 0.1, w = 0.3, h = 0.2 } ]\n\n[[photos]]\nfile = \"b.jpg\"\nalt = \"b\"\nsensitivity = \"sensitive\"\n",
+        )
+}
+
+fn token(addr: std::net::SocketAddr, editor: &str) -> String {
+    let page = request_with(addr, "GET", editor, &[]).text();
+    let at = page
+        .find("casebook-token\" content=\"")
+        .expect("the editor carries the token");
+    page[at + 25..].split('"').next().unwrap().to_string()
+}
+
+fn post(addr: std::net::SocketAddr, path: &str, headers: &[(&str, &str)], body: &str) -> Response {
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head += &format!("{k}: {v}\r\n");
+    }
+    raw_request(addr, &format!("{head}\r\n{body}"))
+}
+
+#[test]
+fn the_queue_lists_every_photograph_and_filters_them() {
+    let site = site();
+    let server = start(&site);
+    let queue = request_with(server.addr, "GET", "/__casebook/photos/", &[]);
+    assert_eq!(queue.status, 200);
+    assert_eq!(queue.header("cache-control"), Some("no-store"));
+    let text = queue.text();
+    assert!(text.contains("0 of 2 reviewed"), "{text}");
+    assert!(
+        text.contains("/__casebook/photos/cases/c-001/a.jpg?"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/__casebook/photos/cases/c-001/b.jpg?"),
+        "{text}"
+    );
+    let graphic = request_with(
+        server.addr,
+        "GET",
+        "/__casebook/photos/?sensitivity=sensitive",
+        &[],
+    )
+    .text();
+    assert!(
+        graphic.contains("b.jpg") && !graphic.contains("a.jpg"),
+        "{graphic}"
+    );
+    let editor = request_with(
+        server.addr,
+        "GET",
+        "/__casebook/photos/cases/c-001/a.jpg",
+        &[],
+    );
+    assert_eq!(editor.status, 200);
+    assert!(
+        editor.text().contains(
+            "\"regions\":[{\"h\":0.2,\"method\":\"fill\",\"w\":0.3,\"x\":0.1,\"y\":0.1}]"
+        ),
+        "{}",
+        editor.text()
+    );
+    assert!(
+        editor.text().contains("rel=\"next\""),
+        "the next photograph in the queue"
+    );
+    let missing = request_with(
+        server.addr,
+        "GET",
+        "/__casebook/photos/cases/c-001/zzz.jpg",
+        &[],
+    );
+    assert_eq!(missing.status, 404);
+}
+
+#[test]
+fn pixels_need_the_token_and_the_preview_is_the_published_derivative() {
+    let site = site();
+    let server = start(&site);
+    let addr = server.addr;
+    let token = token(addr, "/__casebook/photos/cases/c-001/a.jpg");
+    assert_eq!(token.len(), 48);
+    let ask = r#"{"dir":"cases/c-001","file":"a.jpg","regions":[{"x":0.5,"y":0.5,"w":0.25,"h":0.25,"method":"fill"}],"width":400}"#;
+    let json = ("Content-Type", "application/json");
+    for (what, headers) in [
+        ("no token", vec![json]),
+        ("a wrong token", vec![json, ("X-Casebook-Token", "0000")]),
+        (
+            "a form post",
+            vec![
+                ("Content-Type", "application/x-www-form-urlencoded"),
+                ("X-Casebook-Token", token.as_str()),
+            ],
+        ),
+        (
+            "another site",
+            vec![
+                json,
+                ("X-Casebook-Token", token.as_str()),
+                ("Sec-Fetch-Site", "cross-site"),
+            ],
+        ),
+        (
+            "another origin",
+            vec![
+                json,
+                ("X-Casebook-Token", token.as_str()),
+                ("Origin", "http://evil.example"),
+            ],
+        ),
+    ] {
+        let r = post(addr, "/__casebook/preview", &headers, ask);
+        assert_eq!(r.status, 403, "{what}: {}", r.text());
+        assert!(!r.body.starts_with(&[0xFF, 0xD8]), "{what}: no pixels");
+    }
+    let r = post(
+        addr,
+        "/__casebook/preview",
+        &[json, ("X-Casebook-Token", token.as_str())],
+        ask,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.header("content-type"), Some("image/jpeg"));
+    let shown = image::load_from_memory(&r.body).unwrap().to_rgb8();
+    assert_eq!(shown.width(), 400);
+    // Inside the region: the fill colour (black by default), within JPEG's tolerance.
+    let (w, h) = shown.dimensions();
+    for (x, y) in [
+        (w * 5 / 8, h * 5 / 8),
+        (w / 2 + 2, h / 2 + 2),
+        (w * 3 / 4 - 3, h * 3 / 4 - 3),
+    ] {
+        let p = shown.get_pixel(x, y).0;
+        assert!(p.iter().all(|&c| c < 12), "({x}, {y}): {p:?}");
+    }
+    // The same bytes `build` publishes at that width for those regions.
+    let regions = "redact = [ { x = 0.1, y = 0.1, w = 0.3, h = 0.2 } ]";
+    let edited = std::fs::read_to_string(site.root().join(CASE))
+        .unwrap()
+        .replace(
+            regions,
+            "redact = [ { x = 0.5, y = 0.5, w = 0.25, h = 0.25 } ]",
+        );
+    std::fs::write(site.root().join(CASE), edited).unwrap();
+    site.build().success();
+    let published = std::fs::read_dir(site.public().join("cases/c-001"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name().unwrap().to_string_lossy().starts_with("a.")
+                && p.to_string_lossy().ends_with(".400.jpg")
+        })
+        .expect("the published 400-wide derivative");
+    assert_eq!(
+        std::fs::read(published).unwrap(),
+        r.body,
+        "the preview is the published derivative"
+    );
+    // The source, upright, for the editor: a JPEG of pixels alone, no metadata.
+    let source = request_with(
+        addr,
+        "GET",
+        "/__casebook/source/cases/c-001/a.jpg?w=320",
+        &[],
+    );
+    assert_eq!(source.status, 200);
+    assert_eq!(source.header("cache-control"), Some("no-store"));
+    assert!(
+        !source.body.windows(4).any(|w| w == b"Exif"),
+        "no EXIF in what the editor shows"
+    );
+    assert_eq!(image::load_from_memory(&source.body).unwrap().width(), 320);
+}
+
+#[test]
+fn the_workbench_and_the_sources_are_off_unless_serve_listens_on_loopback() {
+    let site = site();
+    let server = start_with(
+        &site,
+        ServeOptions {
+            bind: std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
+            ..ServeOptions::default()
+        },
+        |_| {},
+    );
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], server.addr.port()));
+    for path in [
+        "/__casebook/photos/",
+        "/__casebook/photos/cases/c-001/a.jpg",
+        "/__casebook/source/cases/c-001/a.jpg",
+    ] {
+        let r = request_with(addr, "GET", path, &[]);
+        assert_eq!(r.status, 404, "{path}");
+        assert!(
+            r.text()
+                .contains("only when casebook serve listens on this machine alone"),
+            "{path}"
+        );
+        assert!(!r.body.starts_with(&[0xFF, 0xD8]), "{path}");
+    }
+    // The preview itself still works.
+    assert_eq!(request_with(addr, "GET", "/cases/c-001/", &[]).status, 200);
+}
