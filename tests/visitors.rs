@@ -31,7 +31,7 @@ fn bundled_served() -> (crate::support::SiteTest, String) {
 
 /// A screen `width` CSS pixels wide (a phone at 375, the reflow criterion at 320), as a
 /// desktop browser narrowed: the layout viewport stays that wide whatever the content.
-fn screen_width(b: &mut Browser, width: u32) {
+pub(crate) fn screen_width(b: &mut Browser, width: u32) {
     b.call(
         "Emulation.setDeviceMetricsOverride",
         json!({"width": width, "height": 2 * width, "deviceScaleFactor": 1, "mobile": false}),
@@ -260,7 +260,7 @@ fn browser_on_a_phone_the_header_leaves_the_content_in_view() {
 /// axe-core's browser script: `CASEBOOK_AXE`, or `target/axe/node_modules/axe-core/axe.min.js`
 /// (`npm install --prefix target/axe axe-core@4.14`, which `.ci/run` does). Without it the
 /// sweep says how to get it and passes, except under CI.
-fn axe_source() -> Option<String> {
+pub(crate) fn axe_source() -> Option<String> {
     let path = std::env::var_os("CASEBOOK_AXE")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {

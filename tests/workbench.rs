@@ -222,3 +222,134 @@ fn the_workbench_and_the_sources_are_off_unless_serve_listens_on_loopback() {
     // The preview itself still works.
     assert_eq!(request_with(addr, "GET", "/cases/c-001/", &[]).status, 200);
 }
+
+/// The fill colour's share of the preview's pixels inside `region` (fractions), read in the
+/// page from the preview image as shown.
+const FILLED: &str = "((x, y, w, h) => { const img = document.getElementById('wb-preview'); const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight; const g = c.getContext('2d'); g.drawImage(img, 0, 0); const x0 = Math.ceil(x * c.width) + 2, y0 = Math.ceil(y * c.height) + 2, x1 = Math.floor((x + w) * c.width) - 2, y1 = Math.floor((y + h) * c.height) - 2; const d = g.getImageData(x0, y0, x1 - x0, y1 - y0).data; let dark = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 16 && d[i + 1] < 16 && d[i + 2] < 16) dark++; return dark / (d.length / 4); })";
+
+/// One photograph worked on as a person would: a region drawn with the mouse, one made and
+/// placed with the keyboard alone, both announced, both in the published pixels beside
+/// them; undo and redo; the same page in Arabic, right to left; at a phone's width; and
+/// the queue and editor clean under axe in both colour schemes.
+#[test]
+fn browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels() {
+    use crate::support::browser::Browser;
+    let Some(mut b) =
+        Browser::launch("browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels")
+    else {
+        return;
+    };
+    let site = site();
+    let server = start(&site);
+    let base = format!("http://{}", server.addr);
+    b.goto(&format!("{base}/__casebook/photos/"));
+    b.eval("document.querySelector('a[href*=\"b.jpg\"]').click()");
+    b.wait_for("location.pathname.endsWith('/b.jpg') && document.getElementById('wb-source').complete && document.querySelector('.wb-overlay')");
+    b.wait_for("document.getElementById('wb-preview').naturalWidth > 0");
+    let stage = b.eval("(r => [r.left, r.top, r.width, r.height])(document.getElementById('wb-stage').getBoundingClientRect())");
+    let n = |i: usize| stage[i].as_f64().unwrap();
+    let at = |fx: f64, fy: f64| (n(0) + fx * n(2), n(1) + fy * n(3));
+    // The mouse: a drag from (10 %, 10 %) to (40 %, 30 %).
+    b.drag(at(0.1, 0.1), at(0.4, 0.3));
+    b.wait_for("window.casebookWorkbench.regions().length === 1");
+    b.wait_for("document.getElementById('wb-announce').textContent.includes('Region created')");
+    let drawn = b.eval("window.casebookWorkbench.regions()[0]");
+    let near =
+        |v: &serde_json::Value, k: &str, want: f64| (v[k].as_f64().unwrap() - want).abs() < 0.02;
+    assert!(
+        near(&drawn, "x", 0.1)
+            && near(&drawn, "y", 0.1)
+            && near(&drawn, "w", 0.3)
+            && near(&drawn, "h", 0.2),
+        "{drawn}"
+    );
+    // The keyboard alone: focus the picture, N makes a region in the middle (40 %, 40 %,
+    // 20 % square), Shift+Right moves it 5 %, Alt+Down makes it 1 % taller.
+    b.eval("document.getElementById('wb-stage').focus()");
+    b.press("n", 0);
+    b.press("ArrowRight", 8);
+    b.press("ArrowDown", 1);
+    b.wait_for("window.casebookWorkbench.regions().length === 2");
+    let keyed = b.eval("window.casebookWorkbench.regions()[1]");
+    assert!(
+        near(&keyed, "x", 0.45)
+            && near(&keyed, "y", 0.4)
+            && near(&keyed, "w", 0.2)
+            && near(&keyed, "h", 0.21),
+        "{keyed}"
+    );
+    b.wait_for("document.getElementById('wb-announce').textContent.includes('Region resized')");
+    // The preview catches up with both regions, and shows them filled.
+    b.wait_for("document.getElementById('wb-preview').dataset.regions === JSON.stringify(window.casebookWorkbench.regions())");
+    b.wait_for("document.getElementById('wb-preview').complete");
+    for r in [&drawn, &keyed] {
+        let share = b.eval(&format!(
+            "{FILLED}({}, {}, {}, {})",
+            r["x"], r["y"], r["w"], r["h"]
+        ));
+        assert!(share.as_f64().unwrap() > 0.98, "{r}: {share}");
+    }
+    // Undo takes the keyboard's last step back; redo brings it again.
+    b.press("z", 2);
+    let undone = b.eval("window.casebookWorkbench.regions()[1].h");
+    assert!((undone.as_f64().unwrap() - 0.2).abs() < 1e-6, "{undone}");
+    b.press("z", 2 | 8);
+    let redone = b.eval("window.casebookWorkbench.regions()[1].h");
+    assert!((redone.as_f64().unwrap() - 0.21).abs() < 1e-6, "{redone}");
+    // Delete removes the selected region.
+    b.press("Delete", 0);
+    b.wait_for("window.casebookWorkbench.regions().length === 1");
+    // In Arabic: right to left, its own words; Right moves a region left on screen.
+    drop(server);
+    let site = SiteTest::fixture("i18n")
+        .copy_in("photos-real/gps/DSCN0021.jpg", "content/cases/c-1/a.jpg")
+        .photos(
+            "content/cases/c-1/index.md",
+            "[[photos]]\nfile = \"a.jpg\"\nalt = \"a\"\n",
+        );
+    let server = start(&site);
+    let base = format!("http://{}", server.addr);
+    b.goto(&format!("{base}/__casebook/photos/cases/c-1/a.jpg?lang=ar"));
+    b.wait_for("document.querySelector('.wb-overlay')");
+    assert_eq!(b.eval("document.documentElement.dir"), "rtl");
+    assert_eq!(
+        b.eval("document.querySelector('#wb-tools button').textContent"),
+        "أضف منطقة"
+    );
+    // At a phone's width nothing scrolls sideways.
+    crate::visitors::screen_width(&mut b, 375);
+    for page in [
+        "/__casebook/photos/",
+        "/__casebook/photos/cases/c-1/a.jpg?lang=ar",
+    ] {
+        b.goto(&format!("{base}{page}"));
+        let wide = b.eval("document.documentElement.scrollWidth <= innerWidth");
+        assert_eq!(wide, true, "{page} scrolls sideways at 375 px");
+    }
+    crate::visitors::screen_width(&mut b, 1100);
+    if let Some(axe) = crate::visitors::axe_source() {
+        let mut failures = Vec::new();
+        for scheme in ["light", "dark"] {
+            b.call(
+                "Emulation.setEmulatedMedia",
+                serde_json::json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]}),
+            );
+            for page in [
+                "/__casebook/photos/",
+                "/__casebook/photos/cases/c-1/a.jpg",
+                "/__casebook/photos/?lang=ar",
+                "/__casebook/photos/cases/c-1/a.jpg?lang=ar",
+            ] {
+                b.goto(&format!("{base}{page}"));
+                b.eval(&axe);
+                let found = b.eval(
+                    "axe.run(document).then(r => r.violations.filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)).map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`))",
+                );
+                for v in found.as_array().unwrap() {
+                    failures.push(format!("{scheme} {page}: {}", v.as_str().unwrap()));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+}

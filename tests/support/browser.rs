@@ -183,6 +183,42 @@ impl Browser {
         }
     }
 
+    /// Presses and releases `key` (a DOM key name: "n", "ArrowRight", "Delete") with
+    /// `modifiers` (Alt 1, Ctrl 2, Meta 4, Shift 8), on the focused element.
+    pub fn press(&mut self, key: &str, modifiers: u32) {
+        let code = match key {
+            "ArrowLeft" => 37,
+            "ArrowUp" => 38,
+            "ArrowRight" => 39,
+            "ArrowDown" => 40,
+            "Delete" => 46,
+            "Tab" => 9,
+            "Enter" => 13,
+            k if k.len() == 1 => k.to_ascii_uppercase().as_bytes()[0] as u32,
+            _ => 0,
+        };
+        for kind in ["rawKeyDown", "keyUp"] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({"type": kind, "key": key, "windowsVirtualKeyCode": code, "modifiers": modifiers}),
+            );
+        }
+    }
+
+    /// Drags the mouse with its left button from one point to another (CSS pixels of the
+    /// viewport), in a few steps, as a hand would.
+    pub fn drag(&mut self, from: (f64, f64), to: (f64, f64)) {
+        let event = |kind: &str, (x, y): (f64, f64), buttons: u32| json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1});
+        self.call("Input.dispatchMouseEvent", event("mouseMoved", from, 0));
+        self.call("Input.dispatchMouseEvent", event("mousePressed", from, 1));
+        for step in 1..=5 {
+            let t = f64::from(step) / 5.0;
+            let at = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+            self.call("Input.dispatchMouseEvent", event("mouseMoved", at, 1));
+        }
+        self.call("Input.dispatchMouseEvent", event("mouseReleased", to, 0));
+    }
+
     /// Types into the focused element as a user would (one input event per character).
     pub fn type_text(&mut self, text: &str) {
         for c in text.chars() {

@@ -252,7 +252,7 @@ pub(crate) fn queue(catalogue: &Catalogue, query: &[(String, String)]) -> String
         out += &format!("<p>{}</p>", t(l, "none_found"));
     } else {
         out += &format!(
-            "<table class=\"wb-queue\"><caption>{} {page} {} {pages} ({})</caption><thead><tr>\
+            "<div class=\"wb-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"wb-queue-caption\"><table class=\"wb-queue\"><caption id=\"wb-queue-caption\">{} {page} {} {pages} ({})</caption><thead><tr>\
 <th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th>\
 <th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
             t(l, "page"),
@@ -283,7 +283,7 @@ pub(crate) fn queue(catalogue: &Catalogue, query: &[(String, String)]) -> String
                 t(l, state)
             );
         }
-        out += "</tbody></table>";
+        out += "</tbody></table></div>";
         out += "<nav class=\"wb-pages\">";
         let at = |p: usize| format!("{}?{}&amp;page={p}", super::PREFIX, f.query());
         if page > 1 {
