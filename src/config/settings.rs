@@ -170,6 +170,11 @@ impl Sensitivity {
             _ => return None,
         })
     }
+
+    /// The name written in front matter and configuration.
+    pub(crate) fn name(self) -> &'static str {
+        Sensitivity::NAMES[self as usize]
+    }
 }
 
 /// Validates `[search]`.
