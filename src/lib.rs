@@ -11,6 +11,7 @@
 
 mod beneath;
 mod cache_file;
+mod casefile;
 mod charts;
 mod check;
 mod config;
