@@ -279,8 +279,8 @@ fn entry_span(text: &str, file: &str) -> std::ops::Range<usize> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let t = line.trim();
-        if start.is_some() && (t.starts_with('[') || t == "+++") {
-            return start.unwrap()..offset;
+        if let Some(start) = start.filter(|_| t.starts_with('[') || t == "+++") {
+            return start..offset;
         }
         if t == "[[photos]]" {
             start = None;
@@ -479,9 +479,9 @@ proptest! {
     ) {
         let pad = "  ".repeat(indent);
         let mut text = String::from("---\ntitle: T  # c\nphotos:\n");
-        for i in 0..count {
+        for (i, caption) in captions.iter().enumerate().take(count) {
             text.push_str(&format!("{pad}- file: p{i}.jpg\n{pad}  alt: \"Alt {i}\"\n"));
-            if captions[i] {
+            if *caption {
                 text.push_str(&format!("{pad}  caption: >\n{pad}    folded\n{pad}    text\n"));
             }
         }
