@@ -11,6 +11,7 @@
 
 mod beneath;
 mod cache_file;
+mod casefile;
 mod charts;
 mod check;
 mod config;
@@ -44,7 +45,7 @@ use std::time::Duration;
 
 pub use error::{Diagnostic, Error, Result, report};
 pub use html::percent_decode;
-pub use images::{Progress, Shard};
+pub use images::{Progress, Reviews, Shard, Unreviewed};
 pub use import::{FieldChange, ImportOptions, ImportReport, import, template};
 pub use init::{Ci, DEFAULT_SHARDS, InitOptions, MAX_SHARDS, init};
 pub use package::Packed;
@@ -72,6 +73,8 @@ pub struct BuildReport {
     pub photos_derived: usize,
     /// Wall time of each stage, in order, for `--timings`.
     pub timings: Vec<(&'static str, Duration)>,
+    /// Which photographs are reviewed (`[images] require_review`, `casebook check`).
+    pub reviews: Reviews,
 }
 
 /// Builds the site and swaps it into the output folder.
@@ -176,6 +179,7 @@ fn run(
         rendered: update.rendered,
         changed,
         photos_derived: built.images.derived,
+        reviews: built.images.reviews(&built.corpus),
     };
     // Freeing a whole site's pages and files takes a tenth of a second at 11,000 cases:
     // done aside, so the command line exits without waiting for it.

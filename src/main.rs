@@ -11,6 +11,10 @@ use clap::{Args, Parser, Subcommand};
 
 use casebook::{BuildOptions, Error};
 
+#[path = "main/copies.rs"]
+mod copies;
+use copies::{package, verify};
+#[path = "main/serve_command.rs"]
 mod serve_command;
 use serve_command::serve;
 
@@ -65,6 +69,10 @@ enum Command {
     Check {
         #[command(flatten)]
         site: SiteArgs,
+        /// List each photograph not reviewed, with its page, line and the `covers` a review
+        /// of it as it is now would hold.
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// Check a built, downloaded or mirrored copy: signature, Merkle root, then every file.
     Verify {
@@ -400,92 +408,34 @@ fn image_progress() -> casebook::Progress {
     }))
 }
 
-/// `casebook verify`.
-fn package(
-    site: &Path,
-    bag: Option<PathBuf>,
-    zip: Option<PathBuf>,
-    wacz: Option<PathBuf>,
-) -> Result<String, Error> {
-    let line = |kind: &str, out: &Path, p: casebook::Packed, next: String| {
-        format!(
-            "{kind} {}: {} ({} bytes), Merkle root {}, {}; {next}",
-            out.display(),
-            count(p.files, "file", "files"),
-            p.bytes,
-            p.merkle_root,
-            if p.signed { "signed" } else { "unsigned" },
-        )
-    };
-    let mut lines = Vec::new();
-    if let Some(bag) = bag {
-        let next = format!(
-            "check it with bagit.py --validate, or casebook verify {}",
-            bag.join("data").display()
-        );
-        lines.push(line("bag", &bag, casebook::package_bag(site, &bag)?, next));
+/// How many photographs are not reviewed, and with `verbose` which.
+fn reviews(r: &casebook::Reviews, verbose: bool) -> String {
+    if r.photos == 0 {
+        return String::new();
     }
-    if let Some(zip) = zip {
-        let next = "unzipped, open index.html from disk".to_string();
-        lines.push(line("zip", &zip, casebook::package_zip(site, &zip)?, next));
+    let mut out = format!(
+        "\n{} of {} not reviewed",
+        r.unreviewed.len(),
+        count(r.photos, "photograph", "photographs")
+    );
+    match r.stale() {
+        0 => {}
+        n => out.push_str(&format!(
+            " ({n} of them reviewed before a change: the review no longer covers it)"
+        )),
     }
-    if let Some(wacz) = wacz {
-        let next = "replay it in ReplayWeb.page or pywb; check it with wacz validate".to_string();
-        lines.push(line(
-            "WACZ",
-            &wacz,
-            casebook::package_wacz(site, &wacz)?,
-            next,
+    for u in r.unreviewed.iter().filter(|_| verbose) {
+        let why = if u.stale {
+            "review no longer covers it"
+        } else {
+            "not reviewed"
+        };
+        let (page, line, photo, covers) = (u.page.display(), u.line, &u.photo, &u.covers);
+        out.push_str(&format!(
+            "\n  {page}:{line}: {photo}: {why} (covers = \"{covers}\")"
         ));
     }
-    Ok(lines.join("\n"))
-}
-
-fn verify(
-    target: String,
-    pubkey: Option<String>,
-    pubkey_file: Option<PathBuf>,
-    case: Option<String>,
-) -> Result<String, Error> {
-    let public_key = match (pubkey, pubkey_file) {
-        (Some(text), _) => {
-            Some(casebook::PublicKey::parse(&text).map_err(|m| usage(&format!("--pubkey: {m}")))?)
-        }
-        (None, Some(file)) => Some(casebook::PublicKey::read(&file)?),
-        (None, None) => None,
-    };
-    let keyed = public_key.is_some();
-    let v = casebook::verify(&casebook::VerifyOptions {
-        target: target.clone(),
-        public_key,
-        case: case.clone(),
-    })?;
-    let what = match &case {
-        Some(id) => format!("case {id}: {}", count(v.files, "file", "files")),
-        None => count(v.files, "file", "files"),
-    };
-    let mut out = format!(
-        "ok: {what} ({} bytes) in {target} match the Merkle root {}",
-        v.bytes, v.merkle_root
-    );
-    match &v.release {
-        Some(r) => {
-            out.push_str(&format!("\nsigned release for {}", r.base_url));
-            if let Some(label) = &r.label {
-                out.push_str(&format!(", label \"{label}\""));
-            }
-            if let Some(t) = &r.timestamp {
-                out.push_str(&format!(", signed at {t}"));
-            }
-            out.push_str(": signature good");
-        }
-        None if v.signature_unchecked => out.push_str(
-            "\nthe copy is signed, but the signature was not checked: give the publisher's key with --pubkey or --pubkey-file",
-        ),
-        None if !keyed => out.push_str("\nnot signed: nothing proves who published it"),
-        None => {}
-    }
-    Ok(out)
+    out
 }
 
 fn main() -> ExitCode {
@@ -502,7 +452,7 @@ fn main() -> ExitCode {
     };
     let started = Instant::now();
     let show_timings = match &cli.command {
-        Command::Build { site, .. } | Command::Check { site } => site.timings,
+        Command::Build { site, .. } | Command::Check { site, .. } => site.timings,
         Command::Init { .. }
         | Command::Package { .. }
         | Command::Import { .. }
@@ -580,7 +530,7 @@ fn main() -> ExitCode {
                     count(r.changed, "file", "files"),
                 )
             }),
-        Command::Check { site } => casebook::check(&BuildOptions {
+        Command::Check { site, verbose } => casebook::check(&BuildOptions {
             root: site.root,
             drafts: site.drafts,
             notices: Some(print_notices()),
@@ -589,9 +539,10 @@ fn main() -> ExitCode {
         .map(|r| {
             print_timings(&r);
             format!(
-                "ok: {} ({}) checked, no problems found",
+                "ok: {} ({}) checked, no problems found{}",
                 count(r.pages, "page", "pages"),
-                count(r.cases, "case", "cases")
+                count(r.cases, "case", "cases"),
+                reviews(&r.reviews, verbose)
             )
         }),
         Command::Verify {

@@ -23,6 +23,7 @@ mod layers;
 mod links;
 mod package;
 mod portable;
+mod review;
 mod search;
 mod serve;
 mod serve_files;

@@ -69,6 +69,7 @@ pub(super) struct RawImages {
     max_memory_mb: Spanned<u64>,
     cache_dir: Spanned<String>,
     redact_color: Spanned<String>,
+    require_review: bool,
 }
 
 impl Default for RawImages {
@@ -85,6 +86,7 @@ impl Default for RawImages {
             max_memory_mb: Spanned::new(0..0, 768),
             cache_dir: Spanned::new(0..0, ".casebook-cache".into()),
             redact_color: Spanned::new(0..0, "#000000".into()),
+            require_review: false,
         }
     }
 }
@@ -139,6 +141,8 @@ pub(crate) struct ImageConfig {
     pub(crate) cache_dir: PathBuf,
     /// The colour of `fill` redactions.
     pub(crate) redact_color: [u8; 3],
+    /// `build` and `check` refuse a photograph whose review does not cover it as it is.
+    pub(crate) require_review: bool,
 }
 
 impl ImageConfig {
@@ -169,6 +173,11 @@ impl Sensitivity {
             "graphic" => Sensitivity::Graphic,
             _ => return None,
         })
+    }
+
+    /// The name written in front matter and configuration.
+    pub(crate) fn name(self) -> &'static str {
+        Sensitivity::NAMES[self as usize]
     }
 }
 
@@ -367,6 +376,7 @@ pub(super) fn resolve_images(
         max_memory: (*raw.max_memory_mb.get_ref()).min(1 << 20) << 20,
         cache_dir: PathBuf::from(raw.cache_dir.into_inner()),
         redact_color,
+        require_review: raw.require_review,
     }
 }
 

@@ -11,6 +11,7 @@ mod listing;
 pub(crate) mod meta;
 mod parse;
 pub(crate) mod photos;
+pub(crate) mod review;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -26,6 +27,8 @@ pub(crate) use listing::ParseCache;
 use listing::{Listing, ParseResult, list};
 pub(crate) use meta::Date;
 use parse::parse_file;
+pub(crate) use photos::{RedactMethod, Region};
+pub(crate) use review::{Review, review_covers};
 
 /// Images never leave `content/` as they are: only redacted, metadata-free derivatives may be
 /// published, so the loader never treats them as copyable attachments. SVG is included: it

@@ -7,16 +7,18 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use super::review::{self, Review};
 use crate::config::Sensitivity;
 use crate::error::{Diagnostic, did_you_mean};
 
-const PHOTO_KEYS: [&str; 6] = [
+const PHOTO_KEYS: [&str; 7] = [
     "file",
     "alt",
     "caption",
     "sensitivity",
     "source_sha256",
     "redact",
+    "reviewed",
 ];
 const REGION_KEYS: [&str; 5] = ["x", "y", "w", "h", "method"];
 
@@ -39,6 +41,8 @@ pub(crate) struct PhotoSpec {
     /// Lowercase hex, if the publisher pinned the source.
     pub source_sha256: Option<String>,
     pub(crate) redact: Vec<Region>,
+    /// Who reviewed it, when, and what the review covered (`reviewed = { ... }`).
+    pub(crate) reviewed: Option<Review>,
     /// Where the entry was written: the page file, the entry's position and line.
     pub(crate) page: PathBuf,
     pub(crate) index: usize,
@@ -207,6 +211,9 @@ pub(crate) fn parse(value: &toml::Value, at: Site, diags: &mut Vec<Diagnostic>) 
             },
         };
         let redact = parse_regions(table.get("redact"), page, line, i, diags);
+        let reviewed = table
+            .get("reviewed")
+            .and_then(|v| review::parse(v, page, line, i, diags));
         let source = file.and_then(|f| match resolve_inside(dir, &real_dir, f) {
             Ok(p) => Some(p),
             Err(message) => {
@@ -236,6 +243,7 @@ pub(crate) fn parse(value: &toml::Value, at: Site, diags: &mut Vec<Diagnostic>) 
             sensitivity,
             source_sha256,
             redact,
+            reviewed,
             page: page.to_path_buf(),
             index: i,
             line,

@@ -12,6 +12,7 @@ pub(crate) mod fill;
 mod jpeg_scans;
 mod jpeg_seal;
 pub(crate) mod pipeline;
+mod review;
 pub(crate) mod workbench;
 
 use std::collections::BTreeMap;
@@ -31,6 +32,7 @@ use crate::content::photos::{PhotoSpec, Region};
 use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::hashing::hex;
 use crate::output::{Data, Output, Prior};
+pub use review::{Reviews, Unreviewed};
 
 /// Changing how pixels are produced must change every cache key.
 pub(crate) const PIPELINE_VERSION: &str = "casebook-images-5";

@@ -7,7 +7,6 @@
 
 mod batch;
 mod columns;
-mod edit;
 mod readback;
 mod rows;
 mod sheet;
@@ -19,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::casefile::{self, Change, NewPhoto};
 use crate::config::{CaseSchema, Config};
 use crate::content::FieldValue;
 use crate::content::case::check_value;
@@ -26,7 +26,6 @@ use crate::content::front_matter::{self, Entry};
 use crate::error::{Diagnostic, Error, Result};
 use batch::{Batches, Gathered, Planner};
 use columns::Mapping;
-use edit::Change;
 use rows::{Checker, PhotoCell, Problems, Record};
 use sheet::Item;
 pub use template::template;
@@ -455,7 +454,7 @@ fn change(
         return Err(Diagnostic::new(&file.display, format!("case {} gets photographs from the sheet, but its file is not a bundle", record.id))
             .hint("move the file to a folder of its own as index.md, so the photographs can sit beside it"));
     }
-    let text = edit::apply(&file.text, &changes, &photos).map_err(|m| {
+    let text = casefile::apply(&file.text, &changes, &new_photos(&photos)).map_err(|m| {
         Diagnostic::new(
             &file.display,
             format!("cannot update the front matter: {m}"),
@@ -475,6 +474,19 @@ fn toml_text(value: &toml::Value) -> String {
         toml::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// The sheet's photographs as the case-file editor adds them.
+fn new_photos(cells: &[PhotoCell]) -> Vec<NewPhoto> {
+    cells
+        .iter()
+        .map(|c| NewPhoto {
+            file: c.file.clone(),
+            alt: c.alt.clone(),
+            caption: c.caption.clone(),
+            sensitivity: c.sensitivity,
+        })
+        .collect()
 }
 
 /// A new case file for a record.
@@ -497,7 +509,7 @@ fn create(schema: &CaseSchema, record: &Record) -> Plan {
             .join(&schema.section)
             .join(&record.id)
             .join("index.md"),
-        text: edit::new_file(&title, &fields, &record.photos),
+        text: casefile::new_file(&title, &fields, &new_photos(&record.photos)),
         photos: record.photos.clone(),
         changed: None,
     }

@@ -82,6 +82,11 @@ name = "synthetic"
 type = "boolean"
 required = true
 label = "Synthetic sample"
+
+# Uncomment so that build and check refuse any photograph whose redaction nobody has
+# reviewed (in the workbench of `casebook serve`): CI then cannot publish an unchecked face.
+# [images]
+# require_review = true
 "#,
     ),
     (

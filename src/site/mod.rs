@@ -353,6 +353,10 @@ impl Session {
                 let progress = self.options.progress.as_ref();
                 let images = images::run(&config, &corpus, progress, prior)?;
                 warn(self.options.notices.as_ref(), &images.warnings);
+                // `build` and `check` only: the preview is where photographs get reviewed.
+                if config.images.require_review && !self.incremental {
+                    images.require_review(&corpus)?;
+                }
                 Arc::new(images)
             }
         };

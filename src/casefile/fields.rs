@@ -1,11 +1,12 @@
-//! Changing a case file's front matter in place: only the keys an import changes are
-//! touched, and everything else (comments, key order, quoting, the body) stays as written.
+//! Changing a case file's top-level front-matter keys and adding photographs, as `import`
+//! does: only the keys changed are touched, and everything else (comments, key order,
+//! quoting, the body) stays as written.
 //!
 //! TOML front matter (`+++`) is edited with `toml_edit`, which keeps a document's format.
 //! YAML (`---`) has no such editor in Rust, so a changed top-level key's lines are replaced
 //! with a JSON-style value, which YAML reads as it is.
 
-use super::rows::PhotoCell;
+use super::{Form, split};
 use crate::config::Sensitivity;
 use crate::content::FieldValue;
 
@@ -16,50 +17,28 @@ pub(crate) enum Change {
     Remove(String),
 }
 
+/// A photograph to add to a case file's `photos`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct NewPhoto {
+    pub(crate) file: String,
+    pub(crate) alt: Option<String>,
+    pub(crate) caption: Option<String>,
+    pub(crate) sensitivity: Option<Sensitivity>,
+}
+
 /// A case file's text with `changes` made and `photos` appended to `[[photos]]`.
-pub(crate) fn apply(
-    text: &str,
-    changes: &[Change],
-    photos: &[PhotoCell],
-) -> Result<String, String> {
-    let (bom, text) = match text.strip_prefix('\u{feff}') {
-        Some(rest) => ("\u{feff}", rest),
-        None => ("", text),
+pub(crate) fn apply(text: &str, changes: &[Change], photos: &[NewPhoto]) -> Result<String, String> {
+    let parts = split(text)?;
+    let edited = match parts.form {
+        Form::Toml => edit_toml(&parts.block, changes, photos)?,
+        Form::Yaml => edit_yaml(&parts.block, changes, photos)?,
     };
-    let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
-    let delimiter = text[..first_end].trim_end();
-    let crlf = text[..first_end].ends_with("\r\n");
-    let mut close = None;
-    let mut offset = first_end;
-    for line in text[first_end..].split_inclusive('\n') {
-        if line.trim_end() == delimiter {
-            close = Some(offset);
-            break;
-        }
-        offset += line.len();
-    }
-    let close = close.ok_or("the front matter is not closed")?;
-    let block = &text[first_end..close];
-    let edited = match delimiter {
-        "+++" => edit_toml(&block.replace("\r\n", "\n"), changes, photos)?,
-        "---" => edit_yaml(&block.replace("\r\n", "\n"), changes, photos)?,
-        _ => return Err("the file does not start with front matter".into()),
-    };
-    let edited = if crlf {
-        edited.replace('\n', "\r\n")
-    } else {
-        edited
-    };
-    Ok(format!(
-        "{bom}{}{edited}{}",
-        &text[..first_end],
-        &text[close..]
-    ))
+    Ok(parts.join(&edited))
 }
 
 /// A TOML string. Text with a line that reads `+++` is written on one line with `\n`
 /// escapes: in a multi-line string that line would end the front matter.
-fn toml_string(text: &str) -> toml_edit::Value {
+pub(super) fn toml_string(text: &str) -> toml_edit::Value {
     if !text.lines().any(|l| l.trim() == "+++") {
         return text.into();
     }
@@ -103,7 +82,7 @@ fn toml_value(value: &FieldValue) -> toml_edit::Value {
     }
 }
 
-fn edit_toml(block: &str, changes: &[Change], photos: &[PhotoCell]) -> Result<String, String> {
+fn edit_toml(block: &str, changes: &[Change], photos: &[NewPhoto]) -> Result<String, String> {
     let mut doc: toml_edit::DocumentMut = block.parse().map_err(|e| format!("{e}"))?;
     change_toml(&mut doc, changes, photos)?;
     Ok(doc.to_string())
@@ -113,7 +92,7 @@ fn edit_toml(block: &str, changes: &[Change], photos: &[PhotoCell]) -> Result<St
 fn change_toml(
     doc: &mut toml_edit::DocumentMut,
     changes: &[Change],
-    photos: &[PhotoCell],
+    photos: &[NewPhoto],
 ) -> Result<(), String> {
     for change in changes {
         match change {
@@ -150,20 +129,12 @@ fn change_toml(
                 table.insert("caption", toml_edit::value(toml_string(caption)));
             }
             if let Some(s) = photo.sensitivity {
-                table.insert("sensitivity", toml_edit::value(sensitivity_name(s)));
+                table.insert("sensitivity", toml_edit::value(s.name()));
             }
             entries.push(table);
         }
     }
     Ok(())
-}
-
-fn sensitivity_name(s: Sensitivity) -> &'static str {
-    match s {
-        Sensitivity::None => "none",
-        Sensitivity::Sensitive => "sensitive",
-        Sensitivity::Graphic => "graphic",
-    }
 }
 
 /// A value as YAML reads it: JSON's notation is YAML's flow notation. Dates stay bare so
@@ -185,12 +156,12 @@ fn yaml_value(value: &FieldValue) -> String {
     }
 }
 
-fn json_string(s: &str) -> String {
+pub(super) fn json_string(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialise")
 }
 
 /// The lines of top-level key `key`: its own line and the indented or `- ` lines below it.
-fn yaml_key_lines(lines: &[String], key: &str) -> Option<std::ops::Range<usize>> {
+pub(super) fn yaml_key_lines(lines: &[String], key: &str) -> Option<std::ops::Range<usize>> {
     let start = lines.iter().position(|l| {
         l.strip_prefix(key)
             .is_some_and(|rest| rest.trim_start().starts_with(':'))
@@ -211,7 +182,7 @@ fn yaml_key_lines(lines: &[String], key: &str) -> Option<std::ops::Range<usize>>
     Some(start..end)
 }
 
-fn edit_yaml(block: &str, changes: &[Change], photos: &[PhotoCell]) -> Result<String, String> {
+fn edit_yaml(block: &str, changes: &[Change], photos: &[NewPhoto]) -> Result<String, String> {
     let mut lines: Vec<String> = block.lines().map(str::to_string).collect();
     for change in changes {
         match change {
@@ -248,7 +219,7 @@ fn edit_yaml(block: &str, changes: &[Change], photos: &[PhotoCell]) -> Result<St
                 item.push(format!("caption: {}", json_string(caption)));
             }
             if let Some(s) = photo.sensitivity {
-                item.push(format!("sensitivity: {}", sensitivity_name(s)));
+                item.push(format!("sensitivity: {}", s.name()));
             }
             lines.push(format!("  - {}", item.join("\n    ")));
         }
@@ -259,11 +230,7 @@ fn edit_yaml(block: &str, changes: &[Change], photos: &[PhotoCell]) -> Result<St
 }
 
 /// A new case file: the title, the fields in schema order, the photographs; no narrative.
-pub(crate) fn new_file(
-    title: &str,
-    fields: &[(&str, &FieldValue)],
-    photos: &[PhotoCell],
-) -> String {
+pub(crate) fn new_file(title: &str, fields: &[(&str, &FieldValue)], photos: &[NewPhoto]) -> String {
     let mut doc = toml_edit::DocumentMut::new();
     doc.insert("title", toml_edit::value(toml_string(title)));
     for (key, value) in fields {
@@ -278,13 +245,12 @@ mod tests {
     use super::*;
     use chrono::NaiveDate;
 
-    fn photo(file: &str) -> PhotoCell {
-        PhotoCell {
+    fn photo(file: &str) -> NewPhoto {
+        NewPhoto {
             file: file.into(),
             alt: Some("Alt".into()),
             caption: None,
             sensitivity: Some(Sensitivity::Graphic),
-            at: super::super::sheet::At { row: 2, column: 3 },
         }
     }
 
