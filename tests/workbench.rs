@@ -353,3 +353,82 @@ fn browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels() {
         assert!(failures.is_empty(), "{failures:#?}");
     }
 }
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A save writes the entry's keys and nothing else; a save over a file changed on disk
+/// since the editor opened it is refused, and the file keeps the other change.
+#[test]
+fn a_save_changes_only_its_keys_and_never_overwrites_a_change_made_on_disk() {
+    let site = site();
+    let server = start(&site);
+    let addr = server.addr;
+    let token = token(addr, "/__casebook/photos/cases/c-001/b.jpg");
+    let path = site.root().join(CASE);
+    let before = std::fs::read_to_string(&path).unwrap();
+    let json = ("Content-Type", "application/json");
+    let save = |sha: &str, extra: &str| {
+        let body = format!(
+            r#"{{"dir":"cases/c-001","file":"b.jpg","sha256":"{sha}","regions":[{{"x":0.25,"y":0.5,"w":0.5,"h":0.25,"method":"fill"}}]{extra}}}"#
+        );
+        post(
+            addr,
+            "/__casebook/save",
+            &[json, ("X-Casebook-Token", token.as_str())],
+            &body,
+        )
+    };
+    // Without the token: refused, nothing written.
+    let body = format!(
+        r#"{{"dir":"cases/c-001","file":"b.jpg","sha256":"{}","regions":[]}}"#,
+        sha256(before.as_bytes())
+    );
+    assert_eq!(post(addr, "/__casebook/save", &[json], &body).status, 403);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    let r = save(&sha256(before.as_bytes()), r#","review_by":"A. Reviewer""#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let after = std::fs::read_to_string(&path).unwrap();
+    let entry = "file = \"b.jpg\"\nalt = \"b\"\nsensitivity = \"sensitive\"\n";
+    let at = after.find(entry).unwrap() + entry.len();
+    assert_eq!(
+        &after[..at],
+        &before[..at],
+        "nothing before the entry's new keys changed"
+    );
+    let tail = &before[at..];
+    assert!(after.ends_with(tail), "nothing after them changed");
+    let added = &after[at..after.len() - tail.len()];
+    assert!(added.starts_with("redact = [\n  { x = 0.25, y = 0.5, w = 0.5, h = 0.25 },\n]\nreviewed = { by = \"A. Reviewer\", on = "), "{added}");
+    // A change made on disk meanwhile: the next save (over the old hash) is refused.
+    let changed = after.replace("alt = \"b\"", "alt = \"b, described by a colleague\"");
+    std::fs::write(&path, &changed).unwrap();
+    let r = save(&sha256(after.as_bytes()), "");
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert!(r.text().contains("changed on disk"), "{}", r.text());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        changed,
+        "the other change is kept"
+    );
+    // The build reads the review: it covers the photograph as saved.
+    let config = site.root().join("casebook.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\n[images]\nrequire_review = true\n"),
+    )
+    .unwrap();
+    let run = site.build();
+    run.failure(1).stderr_has("a.jpg");
+    assert!(
+        !run.stderr.contains("b.jpg"),
+        "b.jpg is reviewed: {}",
+        run.stderr
+    );
+}

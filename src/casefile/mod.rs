@@ -8,16 +8,11 @@
 //! since it was read.
 
 mod fields;
-// The workbench of `casebook serve` (issue 42) calls these; until it lands, only tests do.
-#[allow(dead_code)]
 mod photo;
-#[allow(dead_code)]
 mod write;
 
 pub(crate) use fields::{Change, NewPhoto, apply, new_file};
-#[allow(unused_imports)]
 pub(crate) use photo::{PhotoEdit, edit_photo, edit_translated_photo};
-#[allow(unused_imports)]
 pub(crate) use write::{WriteError, write_if_unchanged};
 
 /// The front matter's language.

@@ -18,7 +18,8 @@ pub(crate) struct Row {
     /// The case id, or the page's title for a page that is not a case.
     pub(crate) case: String,
     pub(crate) section: String,
-    /// The page's file as shown (relative to the site).
+    /// The page's file, absolute, and as shown (relative to the site).
+    pub(crate) page: PathBuf,
     pub(crate) page_display: String,
     pub(crate) url: String,
     pub(crate) file: String,
@@ -27,7 +28,21 @@ pub(crate) struct Row {
     pub(crate) regions: Vec<Region>,
     pub(crate) alt: String,
     pub(crate) caption: Option<String>,
+    /// Whether a review covers the photograph as it is now.
     pub(crate) reviewed: bool,
+    /// The source's SHA-256, as the build read it: what a review covers.
+    pub(crate) source_sha256: String,
+    /// Each other language's page file with its alt text and caption for this photograph
+    /// (the original's when it has none of its own).
+    pub(crate) translations: Vec<Translation>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Translation {
+    pub(crate) lang: String,
+    pub(crate) page: PathBuf,
+    pub(crate) alt: String,
+    pub(crate) caption: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -43,6 +58,23 @@ impl Catalogue {
     pub(crate) fn of(state: &State) -> Catalogue {
         let config = &state.config;
         let corpus = &state.corpus;
+        let mut translated: HashMap<(&str, &str), Vec<Translation>> = HashMap::new();
+        for page in &corpus.pages {
+            if page.meta.lang == config.default_language || page.fallback {
+                continue;
+            }
+            for spec in &page.meta.photos {
+                translated
+                    .entry((page.meta.key.as_str(), spec.file.as_str()))
+                    .or_default()
+                    .push(Translation {
+                        lang: page.meta.lang.clone(),
+                        page: config.root.join(&page.meta.source),
+                        alt: spec.alt.clone(),
+                        caption: spec.caption.clone(),
+                    });
+            }
+        }
         let mut rows = Vec::new();
         for page in corpus.pages.iter() {
             if page.meta.lang != config.default_language || page.meta.photos.is_empty() {
@@ -59,7 +91,22 @@ impl Catalogue {
                 .map(|s| s.dir.clone())
                 .unwrap_or_default();
             for spec in &page.meta.photos {
+                let source_sha256 = state
+                    .images
+                    .get(spec)
+                    .map(|o| o.source_sha256.clone())
+                    .unwrap_or_default();
+                let reviewed = spec.reviewed.as_ref().is_some_and(|r| {
+                    !source_sha256.is_empty()
+                        && r.covers
+                            == crate::content::review_covers(
+                                &source_sha256,
+                                &spec.redact,
+                                spec.sensitivity,
+                            )
+                });
                 rows.push(Row {
+                    page: config.root.join(&page.meta.source),
                     dir: dir.clone(),
                     case: case.clone(),
                     section: section.clone(),
@@ -71,7 +118,12 @@ impl Catalogue {
                     regions: spec.redact.clone(),
                     alt: spec.alt.clone(),
                     caption: spec.caption.clone(),
-                    reviewed: false,
+                    reviewed,
+                    source_sha256,
+                    translations: translated
+                        .get(&(page.meta.key.as_str(), spec.file.as_str()))
+                        .cloned()
+                        .unwrap_or_default(),
                 });
             }
         }

@@ -12,6 +12,7 @@
 
 mod catalogue;
 mod pages;
+mod save;
 
 use std::path::Path;
 use std::sync::{Arc, RwLock};
@@ -25,6 +26,7 @@ pub(crate) use catalogue::Catalogue;
 pub(super) const PREFIX: &str = "/__casebook/photos/";
 const SOURCE: &str = "/__casebook/source/";
 const PREVIEW: &str = "/__casebook/preview";
+const SAVE: &str = "/__casebook/save";
 const SCRIPT: &str = "/__casebook/workbench.js";
 const STYLE: &str = "/__casebook/workbench.css";
 pub(super) const TOKEN_HEADER: &str = "x-casebook-token";
@@ -66,7 +68,7 @@ impl Workbench {
 
     /// Whether `path` is the workbench's.
     pub(super) fn owns(path: &str) -> bool {
-        [PREFIX, SOURCE, PREVIEW, SCRIPT, STYLE]
+        [PREFIX, SOURCE, PREVIEW, SAVE, SCRIPT, STYLE]
             .iter()
             .any(|p| path.starts_with(p) || format!("{path}/") == *p)
     }
@@ -121,6 +123,14 @@ impl Workbench {
                 }
             }
             (true, PREVIEW) => preview(&catalogue, &body).await,
+            (true, SAVE) => {
+                let catalogue = catalogue.clone();
+                tokio::task::spawn_blocking(move || save::save(&catalogue, &body))
+                    .await
+                    .unwrap_or_else(|_| {
+                        refuse(StatusCode::INTERNAL_SERVER_ERROR, "the save stopped")
+                    })
+            }
             _ => refuse(StatusCode::NOT_FOUND, "No such workbench request."),
         }
     }

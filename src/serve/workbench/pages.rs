@@ -365,6 +365,13 @@ pub(crate) fn editor(
         "caption": row.caption,
         "reviewed": row.reviewed,
         "lang": l,
+        "sha256": super::save::file_sha256(&row.page),
+        "translations": row.translations.iter().map(|t| serde_json::json!({
+            "lang": t.lang,
+            "alt": t.alt,
+            "caption": t.caption,
+            "sha256": super::save::file_sha256(&t.page),
+        })).collect::<Vec<_>>(),
     });
     // `</` cannot end the script element early.
     let data = data.to_string().replace("</", "<\\/");

@@ -16,12 +16,16 @@
     add: "أضف منطقة", del: "احذف المنطقة", undo: "تراجع", redo: "أعد", zoomIn: "تكبير", zoomOut: "تصغير",
     fill: "تعبئة", pixelate: "تقطيع", method: "الطريقة", region: "المنطقة", none: "لا منطقة محددة",
     created: "أُنشئت المنطقة", deleted: "حُذفت المنطقة", moved: "نُقلت المنطقة", resized: "غُيّر حجم المنطقة",
-    selected: "حُددت المنطقة", regions: "المناطق", updated: "حُدّثت المعاينة", help: "مفاتيح: N منطقة جديدة، الأسهم للنقل، Alt مع الأسهم لتغيير الحجم، Shift لخطوة أكبر، Delete للحذف، M للطريقة، [ و ] للتنقل بين المناطق"
+    selected: "حُددت المنطقة", regions: "المناطق", updated: "حُدّثت المعاينة",
+    sensitivity: "الحساسية", alt: "النص البديل", caption: "التعليق", save: "احفظ", review: "احفظ وعلّم أنها رُوجعت",
+    reviewer: "اسم المراجِع", saved: "حُفظ", reviewedNow: "حُفظ وعُلّم أنه رُوجع", needName: "اكتب اسم المراجِع أولاً", isReviewed: "مُراجَعة", notReviewed: "غير مُراجَعة", details: "الوصف", help: "مفاتيح: N منطقة جديدة، الأسهم للنقل، Alt مع الأسهم لتغيير الحجم، Shift لخطوة أكبر، Delete للحذف، M للطريقة، [ و ] للتنقل بين المناطق"
   } : {
     add: "Add region", del: "Delete region", undo: "Undo", redo: "Redo", zoomIn: "Zoom in", zoomOut: "Zoom out",
     fill: "fill", pixelate: "pixelate", method: "Method", region: "Region", none: "No region selected",
     created: "Region created", deleted: "Region deleted", moved: "Region moved", resized: "Region resized",
-    selected: "Region selected", regions: "Regions", updated: "Preview updated", help: "Keys: N new region, arrows move, Alt+arrows resize, Shift for larger steps, Delete removes, M changes the method, [ and ] select the previous or next region"
+    selected: "Region selected", regions: "Regions", updated: "Preview updated",
+    sensitivity: "Sensitivity", alt: "Alt text", caption: "Caption", save: "Save", review: "Save and mark reviewed",
+    reviewer: "Reviewer's name", saved: "Saved", reviewedNow: "Saved and marked reviewed", needName: "Write the reviewer's name first", isReviewed: "Reviewed", notReviewed: "Not reviewed", details: "Description", help: "Keys: N new region, arrows move, Alt+arrows resize, Shift for larger steps, Delete removes, M changes the method, [ and ] select the previous or next region"
   };
   var regions = photo.regions.map(function (r) { return { x: r.x, y: r.y, w: r.w, h: r.h, method: r.method || "fill" }; });
   var selected = regions.length ? 0 : -1;
@@ -232,6 +236,91 @@
     var link = e.key === "PageDown" ? document.getElementById("wb-next") : e.key === "PageUp" ? document.getElementById("wb-prev") : null;
     if (link) { e.preventDefault(); link.click(); }
   });
+
+  // The entry's fields, in every language the case has; then save and review.
+  var form = document.createElement("fieldset");
+  form.className = "wb-fields";
+  var legend = document.createElement("legend");
+  legend.textContent = T.details;
+  form.appendChild(legend);
+  var fieldId = 0;
+  function field(label, value, multiline, lang) {
+    var id = "wb-field-" + (++fieldId);
+    var l = document.createElement("label");
+    l.htmlFor = id; l.textContent = label + (lang ? " (" + lang + ")" : "");
+    var input = document.createElement(multiline ? "textarea" : "input");
+    input.id = id; input.value = value || "";
+    if (lang) { input.lang = lang; input.dir = lang === "ar" ? "rtl" : "auto"; }
+    form.appendChild(l); form.appendChild(input);
+    return input;
+  }
+  var sensLabel = document.createElement("label");
+  sensLabel.htmlFor = "wb-sensitivity"; sensLabel.textContent = T.sensitivity;
+  var sens = document.createElement("select");
+  sens.id = "wb-sensitivity";
+  ["none", "sensitive", "graphic"].forEach(function (v) { var o = document.createElement("option"); o.value = v; o.textContent = v; sens.appendChild(o); });
+  sens.value = photo.sensitivity;
+  form.appendChild(sensLabel); form.appendChild(sens);
+  var alt = field(T.alt, photo.alt, true);
+  var caption = field(T.caption, photo.caption, true);
+  var other = photo.translations.map(function (t) {
+    return { t: t, alt: field(T.alt, t.alt, true, t.lang), caption: field(T.caption, t.caption, true, t.lang) };
+  });
+  var who = field(T.reviewer, sessionStorage.getItem("casebook-reviewer"), false);
+  who.autocomplete = "name";
+  var state = document.createElement("p");
+  state.id = "wb-state";
+  state.textContent = photo.reviewed ? T.isReviewed : T.notReviewed;
+  form.appendChild(state);
+  var status = document.createElement("p");
+  status.id = "wb-status"; status.setAttribute("role", "status");
+  var saveButton = document.createElement("button");
+  saveButton.type = "button"; saveButton.id = "wb-save"; saveButton.textContent = T.save;
+  var reviewButton = document.createElement("button");
+  reviewButton.type = "button"; reviewButton.id = "wb-review"; reviewButton.textContent = T.review;
+  form.appendChild(saveButton); form.appendChild(reviewButton); form.appendChild(status);
+  tools.parentNode.insertBefore(form, announce);
+  var saved = { regions: JSON.stringify(photo.regions.map(function (r) { return { x: r.x, y: r.y, w: r.w, h: r.h, method: r.method || "fill" }; })) };
+
+  function save(review) {
+    var body = { dir: photo.dir, file: photo.file, sha256: photo.sha256, translations: {} };
+    if (JSON.stringify(regions) !== saved.regions) body.regions = regions;
+    if (sens.value !== photo.sensitivity) body.sensitivity = sens.value;
+    if (alt.value !== (photo.alt || "")) body.alt = alt.value;
+    if (caption.value !== (photo.caption || "")) body.caption = caption.value;
+    other.forEach(function (o) {
+      var edit = { sha256: o.t.sha256 }, any = false;
+      if (o.alt.value !== (o.t.alt || "")) { edit.alt = o.alt.value; any = true; }
+      if (o.caption.value !== (o.t.caption || "")) { edit.caption = o.caption.value; any = true; }
+      if (any) body.translations[o.t.lang] = edit;
+    });
+    if (review) {
+      if (!who.value.trim()) { status.textContent = T.needName; who.focus(); return; }
+      sessionStorage.setItem("casebook-reviewer", who.value.trim());
+      body.review_by = who.value.trim();
+    }
+    fetch("/__casebook/save", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Casebook-Token": token },
+      body: JSON.stringify(body)
+    }).then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); })
+      .then(function (a) {
+        if (!a.ok) { status.textContent = a.j.error; return; }
+        var files = a.j.saved;
+        if (files[photo.page]) photo.sha256 = files[photo.page];
+        other.forEach(function (o) {
+          if (files[o.t.lang]) { o.t.sha256 = files[o.t.lang]; o.t.alt = o.alt.value; o.t.caption = o.caption.value; }
+        });
+        var changedPixels = body.regions !== undefined || body.sensitivity !== undefined;
+        saved.regions = JSON.stringify(regions);
+        photo.sensitivity = sens.value; photo.alt = alt.value; photo.caption = caption.value;
+        if (review) photo.reviewed = true; else if (changedPixels) photo.reviewed = false;
+        state.textContent = photo.reviewed ? T.isReviewed : T.notReviewed;
+        status.textContent = review ? T.reviewedNow : T.saved;
+      }).catch(function (e) { status.textContent = String(e); });
+  }
+  saveButton.addEventListener("click", function () { save(false); });
+  reviewButton.addEventListener("click", function () { save(true); });
 
   window.casebookWorkbench = { regions: function () { return JSON.parse(snapshot()); }, token: token };
   render();
