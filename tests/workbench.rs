@@ -296,7 +296,79 @@ fn browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels() {
     b.press("z", 2 | 8);
     let redone = b.eval("window.casebookWorkbench.regions()[1].h");
     assert!((redone.as_f64().unwrap() - 0.21).abs() < 1e-6, "{redone}");
+    // Saved and marked reviewed: the case file gains exactly the two regions and the review.
+    let before = std::fs::read_to_string(site.root().join(CASE)).unwrap();
+    let reviewer = b.eval("document.querySelector('input[autocomplete=name]').id");
+    b.eval(&format!("document.getElementById({reviewer}).focus()"));
+    b.type_text("A. Reviewer");
+    b.eval("document.getElementById('wb-review').click()");
+    b.wait_for("document.getElementById('wb-status').textContent === 'Saved and marked reviewed'");
+    let after = std::fs::read_to_string(site.root().join(CASE)).unwrap();
+    let saved = b.eval("window.casebookWorkbench.regions()");
+    let line = |r: &serde_json::Value| {
+        format!(
+            "  {{ x = {}, y = {}, w = {}, h = {} }},\n",
+            r["x"], r["y"], r["w"], r["h"]
+        )
+    };
+    let regions: String = saved.as_array().unwrap().iter().map(line).collect();
+    let entry = "sensitivity = \"sensitive\"\n";
+    let at = before.find(entry).unwrap() + entry.len();
+    let added = &after[at..after.len() - (before.len() - at)];
+    let today = chrono::Utc::now().date_naive();
+    assert!(
+        added.starts_with(&format!(
+            "redact = [\n{regions}]\nreviewed = {{ by = \"A. Reviewer\", on = {today}, covers = \""
+        )),
+        "{added}"
+    );
+    assert_eq!(&after[..at], &before[..at]);
+    assert_eq!(&after[after.len() - (before.len() - at)..], &before[at..]);
+    // Built: both regions are the fill colour in the published pixels; with review
+    // required, b.jpg passes and a.jpg (not reviewed) is named.
+    site.build().success();
+    let published = std::fs::read_dir(site.public().join("cases/c-001"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            name.starts_with("b.") && name.ends_with(".jpg") && !name.ends_with(".blur.jpg")
+        })
+        .map(|p| image::open(p).unwrap().to_rgb8())
+        .max_by_key(|img| img.width())
+        .expect("b.jpg's derivatives");
+    let img = published;
+    let (w, h) = (f64::from(img.width()), f64::from(img.height()));
+    for r in saved.as_array().unwrap() {
+        let f = |k: &str| r[k].as_f64().unwrap();
+        let (x0, y0) = (
+            (f("x") * w).ceil() as u32 + 2,
+            (f("y") * h).ceil() as u32 + 2,
+        );
+        let (x1, y1) = (
+            ((f("x") + f("w")) * w) as u32 - 2,
+            ((f("y") + f("h")) * h) as u32 - 2,
+        );
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let p = img.get_pixel(x, y).0;
+                assert!(p.iter().all(|&c| c < 24), "({x}, {y}) in {r}: {p:?}");
+            }
+        }
+    }
+    let config = site.root().join("casebook.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\n[images]\nrequire_review = true\n"),
+    )
+    .unwrap();
+    let run = site.build();
+    run.failure(1).stderr_has("a.jpg");
+    assert!(!run.stderr.contains("b.jpg"), "{}", run.stderr);
+    std::fs::write(&config, text).unwrap();
     // Delete removes the selected region.
+    b.eval("document.getElementById('wb-stage').focus()");
     b.press("Delete", 0);
     b.wait_for("window.casebookWorkbench.regions().length === 1");
     // In Arabic: right to left, its own words; Right moves a region left on screen.
@@ -430,5 +502,76 @@ fn a_save_changes_only_its_keys_and_never_overwrites_a_change_made_on_disk() {
         !run.stderr.contains("b.jpg"),
         "b.jpg is reviewed: {}",
         run.stderr
+    );
+}
+
+/// A page of another site (and one reached by a name that now points at this machine)
+/// reads no source pixels and changes no file, with or without the token.
+#[test]
+fn browser_a_page_of_another_site_reads_no_source_and_saves_nothing() {
+    use crate::support::browser::Browser;
+    let Some(mut b) = Browser::launch_with(
+        "browser_a_page_of_another_site_reads_no_source_and_saves_nothing",
+        &["--host-resolver-rules=MAP evil.test 127.0.0.1"],
+    ) else {
+        return;
+    };
+    let site = site();
+    let server = start(&site);
+    let port = server.addr.port();
+    let before = std::fs::read(site.root().join(CASE)).unwrap();
+    let sha = sha256(&before);
+    let attacker = tempfile::tempdir().unwrap();
+    let target = format!("http://127.0.0.1:{port}");
+    let save = format!(r#"{{"dir":"cases/c-001","file":"a.jpg","sha256":"{sha}","regions":[]}}"#);
+    std::fs::write(
+        attacker.path().join("index.html"),
+        format!(
+            "<!doctype html><title>x</title><img id=\"i\" src=\"{target}/__casebook/source/cases/c-001/a.jpg?w=300\">\
+<form id=\"f\" method=\"post\" action=\"{target}/__casebook/save\" enctype=\"text/plain\"><input name='{save}' value=''></form>"
+        ),
+    )
+    .unwrap();
+    let evil = crate::support::browser::serve(attacker.path()).replace("127.0.0.1", "evil.test");
+    b.goto(&evil);
+    b.wait_for("document.getElementById('i').complete");
+    assert_eq!(
+        b.eval("document.getElementById('i').naturalWidth"),
+        0,
+        "the source loaded in another site's page"
+    );
+    let reads = b.eval(&format!(
+        "Promise.all([\
+           fetch('{target}/__casebook/source/cases/c-001/a.jpg').then(r => r.status, () => 'blocked'),\
+           fetch('{target}/__casebook/source/cases/c-001/a.jpg', {{mode: 'no-cors'}}).then(r => r.type, () => 'blocked'),\
+           fetch('{target}/__casebook/save', {{method: 'POST', mode: 'no-cors', headers: {{'Content-Type': 'text/plain'}}, body: '{save}'}}).then(r => r.type, () => 'blocked'),\
+           fetch('{target}/__casebook/save', {{method: 'POST', headers: {{'Content-Type': 'application/json', 'X-Casebook-Token': 'guess'}}, body: '{save}'}}).then(r => r.status, () => 'blocked'),\
+         ])"
+    ));
+    assert_eq!(
+        reads,
+        serde_json::json!(["blocked", "opaque", "opaque", "blocked"]),
+        "{reads}"
+    );
+    // A form posted across sites, as a navigation.
+    b.eval("document.getElementById('f').submit()");
+    b.wait_for("location.href.includes('/__casebook/save')");
+    let shown = b.eval("document.body.innerText");
+    assert!(!shown.as_str().unwrap().contains("saved"), "{shown}");
+    // The same workbench reached by another name (DNS rebinding): refused.
+    b.goto(&format!(
+        "http://evil.test:{port}/__casebook/photos/cases/c-001/a.jpg"
+    ));
+    let page = b.eval("document.documentElement.outerHTML");
+    assert!(
+        !page.as_str().unwrap().contains("casebook-token"),
+        "the token leaked"
+    );
+    let status = b.eval("fetch('/__casebook/source/cases/c-001/a.jpg').then(r => r.status)");
+    assert_eq!(status, 403);
+    assert_eq!(
+        std::fs::read(site.root().join(CASE)).unwrap(),
+        before,
+        "the case file changed"
     );
 }
