@@ -110,18 +110,25 @@ const median = (v) => {
 };
 async function evaluate(engine) {
   const byClass = new Map(), detail = [];
-  const bytes = [], files = [], perFile = [];
+  const bytes = [], files = [], perFile = [], absent = [];
   for (const query of queries) {
     const cold = await engine.run(query.q, query.filters, false, query.typing);
     const all = await engine.run(query.q, query.filters, true, query.typing);
+    bytes.push(cold.bytes);
+    files.push(cold.files);
+    if (!query.relevant.length) {
+      // Must not match: any exact result is false (near matches are shown apart, so allowed).
+      const wrong = all.exact ? all.exact.length : all.ids.length;
+      absent.push([query.q, wrong]);
+      detail.push(`${query.class}\t${query.q}\t${wrong} exact results, ${all.ids.length} in all`);
+      continue;
+    }
     const rel = new Set(query.relevant);
     const top = all.ids.slice(0, Math.min(10, rel.size));
     const p10 = top.filter((id) => rel.has(id)).length / Math.min(10, rel.size);
     const recall = all.ids.filter((id) => rel.has(id)).length / rel.size;
     const first = all.ids.findIndex((id) => rel.has(id));
     const rr = first < 0 ? 0 : 1 / (first + 1);
-    bytes.push(cold.bytes);
-    files.push(cold.files);
     if (cold.names) {
       // Bytes by kind of file (t3 -> t): where a cold query's bytes go.
       const kinds = {};
@@ -133,7 +140,7 @@ async function evaluate(engine) {
     byClass.set(query.class, c);
     detail.push(`${query.class}\t${query.q}\tP@10 ${p10.toFixed(2)}\trecall ${recall.toFixed(2)}\t${all.ids.length} results, ${rel.size} relevant`);
   }
-  return { byClass, bytes, files, detail, perFile };
+  return { byClass, bytes, files, detail, perFile, absent, facets: engine.facets };
 }
 
 const engines = [await casebookEngine()];
@@ -160,6 +167,12 @@ for (const cls of classes) {
 console.log(`| **all** | ${queries.length} | ` + totals.map((t) => `**${f2(t.p10 / t.n)}** | **${f2(t.recall / t.n)}** | **${f2(t.rr / t.n)}**`).join(" | ") + " |");
 console.log("");
 for (const [name, r] of results) {
+  // Names in no case: precision of the exact list alone (1 when it is empty).
+  const a = r.absent, wrong = a.reduce((n, x) => n + x[1], 0);
+  if (a.length) console.log(`${name}: must-not-match (${a.length} absent names), exact-list precision ${f2(a.filter((x) => !x[1]).length / a.length)}, ${wrong} false exact results${wrong ? ": " + a.filter((x) => x[1]).map((x) => x[0] + " " + x[1]).join(", ") : ""}`);
+}
+for (const [name, r] of results) {
+  if (r.facets) console.log(`${name}: with the filters open (wide screens) a cold query also fetches the facets file, ${(r.facets / 1024).toFixed(1)} KB gzipped`);
   console.log(`${name}: per cold query, median ${(median(r.bytes) / 1024).toFixed(1)} KB gzipped (max ${(Math.max(...r.bytes) / 1024).toFixed(1)}), median ${median(r.files)} files`);
 }
 if (flags.includes("--files")) {

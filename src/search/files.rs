@@ -109,7 +109,9 @@ pub(super) fn shard_runs<'a>(
     let mut last_group = None;
     for e in items {
         let bytes = e.term.len() + e.postings.len() + 6;
-        if !current.1.is_empty() && last_group != Some(e.group) && size + bytes > kind.target_bytes()
+        if !current.1.is_empty()
+            && last_group != Some(e.group)
+            && size + bytes > kind.target_bytes()
         {
             runs.push(std::mem::take(&mut current));
             size = 0;

@@ -128,10 +128,10 @@ mod tests {
 
     #[test]
     fn a_word_at_the_same_places_or_shifted_costs_one_character() {
-        // The first list in full (token and gap); then the same places, then shifted by
-        // two, then one word alone at a near place: one character each.
+        // The first list in full (a token of two characters and a gap); then the same
+        // places, then shifted by two, then one word alone at a near place: one each.
         let s = pack(&[&[5, 13], &[5, 13], &[7, 15], &[8], &[8]]);
-        assert_eq!(s.len(), 2 + 1 + 1 + 1 + 1, "{s}");
+        assert_eq!(s.len(), 3 + 1 + 1 + 1 + 1, "{s}");
         // Not there as written: one character.
         assert_eq!(pack(&[&[]]), "A");
     }
