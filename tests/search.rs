@@ -46,14 +46,20 @@ fn the_search_page_loads_a_hashed_index_and_every_page_has_a_search_box() {
         let bytes = std::fs::read(site.public().join("search/en").join(&name)).unwrap();
         let sharded = stem.len() > 1 && stem.as_bytes()[1].is_ascii_digit();
         let hashed = if sharded {
+            // The files of its volume: of its kind, with its hash, in order.
             let kind = &stem[..1];
+            let mut volume: Vec<(usize, String)> = index_files(&site)
+                .into_iter()
+                .filter_map(|n| {
+                    let (s, r) = n.split_once('.')?;
+                    let i = s.strip_prefix(kind)?.parse().ok()?;
+                    (r == rest).then_some((i, n.clone()))
+                })
+                .collect();
+            volume.sort();
             let mut all = Vec::new();
-            for i in 0.. {
-                let file = format!("{kind}{i}.{rest}");
-                let Ok(b) = std::fs::read(site.public().join("search/en").join(file)) else {
-                    break;
-                };
-                all.extend(b);
+            for (_, file) in volume {
+                all.extend(std::fs::read(site.public().join("search/en").join(file)).unwrap());
             }
             all
         } else {

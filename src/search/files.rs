@@ -14,6 +14,8 @@ const SHARD_BYTES: usize = 4 * 1024;
 /// Target size of a name-key shard and of a run of the names list.
 const KEY_SHARD_BYTES: usize = 2 * 1024;
 const NAMES_SHARD_BYTES: usize = 8 * 1024;
+/// Sharded files are named by volumes of this many (see `Files::add_set`).
+pub(super) const VOLUME: usize = 16;
 /// Snippet sources are cut to about this many characters.
 pub(super) const SUMMARY_CHARS: usize = 220;
 
@@ -273,9 +275,10 @@ impl Files {
         file
     }
 
-    /// Adds a set of scripts, `<prefix><i>` registering `json[i]`, named together by one hash
-    /// of them all (`t3.1a2b3c4d5e.js`): the index's meta then names them with that hash
-    /// alone, whatever their number; a change to any renames them all. Returns the hash.
+    /// Adds a set of scripts, `<prefix><i>` registering `json[i]`, named by volumes of
+    /// `VOLUME` files: each file by one hash of its volume's files (`t3.1a2b3c4d5e.js`). The
+    /// meta then names a thousand files with a few hashes, and a change renames the files of
+    /// its volume only. Returns the volumes' hashes, one after another.
     pub(super) fn add_set(&mut self, prefix: &str, json: Vec<String>) -> String {
         use sha2::Digest;
         let bodies: Vec<String> = json
@@ -283,16 +286,21 @@ impl Files {
             .enumerate()
             .map(|(i, json)| script_body(&format!("{prefix}{i}"), json))
             .collect();
-        let mut h = sha2::Sha256::new();
-        for body in &bodies {
-            h.update(body.as_bytes());
+        let mut hashes = String::new();
+        for (v, volume) in bodies.chunks(VOLUME).enumerate() {
+            let mut h = sha2::Sha256::new();
+            for body in volume {
+                h.update(body.as_bytes());
+            }
+            let hash = &crate::hashing::hex(&h.finalize())[..10];
+            hashes.push_str(hash);
+            for (i, body) in volume.iter().enumerate() {
+                let path = format!("{}{prefix}{}.{hash}.js", self.dir, v * VOLUME + i);
+                self.outputs
+                    .push(Output::bytes(path, body.as_bytes().to_vec()));
+            }
         }
-        let hash = crate::hashing::hex(&h.finalize())[..10].to_string();
-        for (i, body) in bodies.into_iter().enumerate() {
-            let path = format!("{}{prefix}{i}.{hash}.js", self.dir);
-            self.outputs.push(Output::bytes(path, body.into_bytes()));
-        }
-        hash
+        hashes
     }
 }
 

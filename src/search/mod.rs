@@ -587,7 +587,9 @@ fn build_language(
         "n": n,
         "perPage": config.results_per_page,
         "chunk": per_chunk,
-        // Each kind of sharded file is named `<kind><n>.<hash>.js` by one hash.
+        // Each kind of sharded file is named `<kind><n>.<hash>.js`, by volumes of files: its
+        // volume's hash of ten characters is at `10 * (n / volume)`.
+        "volume": files::VOLUME,
         "files": {
             "d": chunks,
             "t": shards.hash,

@@ -86,14 +86,15 @@ test("shard lookup finds the last shard starting at or before a term", () => {
 });
 
 test("a term loads one shard; a prefix every shard its range touches", () => {
-  // Shards are named by their number and one hash for them all.
-  const e = new search.Engine({ shards: ["", "ca", "cat", "d"], files: { t: "h" } }, null);
-  assert.deepEqual(e.shards("cat", false), ["t2.h.js"]);
-  assert.deepEqual(e.shards("cab", false), ["t1.h.js"]);
-  assert.deepEqual(e.shards("ca", true), ["t1.h.js", "t2.h.js"]);
+  // Shards are named by their number and the hash of their volume (here two files each).
+  const e = new search.Engine({ shards: ["", "ca", "cat", "d"], volume: 2, files: { t: "hhhhhhhhhhjjjjjjjjjj" } }, null);
+  const h = "hhhhhhhhhh", j = "jjjjjjjjjj";
+  assert.deepEqual(e.shards("cat", false), [`t2.${j}.js`]);
+  assert.deepEqual(e.shards("cab", false), [`t1.${h}.js`]);
+  assert.deepEqual(e.shards("ca", true), [`t1.${h}.js`, `t2.${j}.js`]);
   // Terms "c", "c1"... sort before "ca", so they live in t0.
-  assert.deepEqual(e.shards("c", true), ["t0.h.js", "t1.h.js", "t2.h.js"]);
-  assert.deepEqual(e.shards("zebra", true), ["t3.h.js"]);
+  assert.deepEqual(e.shards("c", true), [`t0.${h}.js`, `t1.${h}.js`, `t2.${j}.js`]);
+  assert.deepEqual(e.shards("zebra", true), [`t3.${j}.js`]);
 });
 
 test("highlight marks whole words, prefixes and Arabic forms", () => {

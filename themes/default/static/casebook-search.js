@@ -378,8 +378,10 @@
     return this.files[name] || (this.files[name] = this.load(name));
   };
   // File `i` of a sharded kind (t: terms, p: their positions, k: name keys, n: the names
-  // list, d: documents), all named by one hash.
-  Engine.prototype.name = function (kind, i) { return kind + i + "." + this.m.files[kind] + ".js"; };
+  // list, d: documents), named by the hash of its volume of files.
+  Engine.prototype.name = function (kind, i) {
+    return kind + i + "." + this.m.files[kind].substr(Math.floor(i / this.m.volume) * 10, 10) + ".js";
+  };
   // The files of the runs `list` (first terms) holding `from` to `to`.
   Engine.prototype.runs = function (kind, list, from, to) {
     var out = [];
