@@ -1,6 +1,6 @@
 // Scores search over a built corpus against its judged queries (benches/names/corpus.mjs).
 //
-//   node benches/names/eval.mjs SITE_DIR [--pagefind] [--detail]
+//   node benches/names/eval.mjs SITE_DIR [--pagefind] [--detail] [--files]
 //
 // For casebook it runs the published client (SITE_DIR/public/casebook-search.js) on the
 // index files read from disk; with --pagefind, Pagefind's own client on SITE_DIR/public/
@@ -17,7 +17,7 @@ import { pathToFileURL } from "node:url";
 
 const [site, ...flags] = process.argv.slice(2);
 if (!site) {
-  console.error("usage: node benches/names/eval.mjs SITE_DIR [--pagefind] [--detail]");
+  console.error("usage: node benches/names/eval.mjs SITE_DIR [--pagefind] [--detail] [--files]");
   process.exit(2);
 }
 const pub = join(site, "public");
@@ -41,14 +41,18 @@ async function casebookEngine() {
   return {
     name: "casebook",
     // A cold engine per query: every file it loads counts.
-    async run(q, filters, all) {
-      const fetched = [];
+    facets: meta.data.facetsFile ? parse(join(dir, meta.data.facetsFile)).bytes : 0,
+    async run(q, filters, all, typing) {
+      const fetched = [], names = [];
       const engine = new search.Engine(all ? { ...meta.data, perPage: 1e9 } : meta.data, (name) => {
         const f = parse(join(dir, name));
         fetched.push(f.bytes);
+        names.push([name.replace(/\..*/, ""), f.bytes]);
         return Promise.resolve(f.data);
       });
-      const r = await engine.search({ q, filters: filters || {}, page: 1 });
+      // As on a narrow screen, filters folded: their counts (the facets file) load when
+      // they are opened or a filter is on (the facets file's size is printed apart).
+      const r = await engine.search({ q, filters: filters || {}, page: 1, typing: !!typing, counts: false });
       // Exact results, then near matches group by group (not fetched by a cold query: the
       // first groups' first items are, in `r.near.groups[].items`).
       const exact = (r.items || []).map((i) => idOf(i.path));
@@ -58,6 +62,7 @@ async function casebookEngine() {
         ids: exact.concat(near),
         exact,
         files: fetched.length + 2,
+        names: [["meta", meta.bytes], ["client", client]].concat(names),
         bytes: fetched.reduce((a, b) => a + b, 0) + meta.bytes + client,
       };
     },
@@ -105,24 +110,37 @@ const median = (v) => {
 };
 async function evaluate(engine) {
   const byClass = new Map(), detail = [];
-  const bytes = [], files = [];
+  const bytes = [], files = [], perFile = [], absent = [];
   for (const query of queries) {
-    const cold = await engine.run(query.q, query.filters, false);
-    const all = await engine.run(query.q, query.filters, true);
+    const cold = await engine.run(query.q, query.filters, false, query.typing);
+    const all = await engine.run(query.q, query.filters, true, query.typing);
+    bytes.push(cold.bytes);
+    files.push(cold.files);
+    if (!query.relevant.length) {
+      // Must not match: any exact result is false (near matches are shown apart, so allowed).
+      const wrong = all.exact ? all.exact.length : all.ids.length;
+      absent.push([query.q, wrong]);
+      detail.push(`${query.class}\t${query.q}\t${wrong} exact results, ${all.ids.length} in all`);
+      continue;
+    }
     const rel = new Set(query.relevant);
     const top = all.ids.slice(0, Math.min(10, rel.size));
     const p10 = top.filter((id) => rel.has(id)).length / Math.min(10, rel.size);
     const recall = all.ids.filter((id) => rel.has(id)).length / rel.size;
     const first = all.ids.findIndex((id) => rel.has(id));
     const rr = first < 0 ? 0 : 1 / (first + 1);
-    bytes.push(cold.bytes);
-    files.push(cold.files);
+    if (cold.names) {
+      // Bytes by kind of file (t3 -> t): where a cold query's bytes go.
+      const kinds = {};
+      for (const [name, b] of cold.names) { const k = name.replace(/\d+$/, ""); kinds[k] = (kinds[k] || 0) + b; }
+      perFile.push([cold.bytes, query.q, Object.entries(kinds).map(([k, b]) => `${k} ${(b / 1024).toFixed(1)}`).join(", ")]);
+    }
     const c = byClass.get(query.class) || { n: 0, p10: 0, recall: 0, rr: 0, bytes: [] };
     c.n++; c.p10 += p10; c.recall += recall; c.rr += rr; c.bytes.push(cold.bytes);
     byClass.set(query.class, c);
     detail.push(`${query.class}\t${query.q}\tP@10 ${p10.toFixed(2)}\trecall ${recall.toFixed(2)}\t${all.ids.length} results, ${rel.size} relevant`);
   }
-  return { byClass, bytes, files, detail };
+  return { byClass, bytes, files, detail, perFile, absent, facets: engine.facets };
 }
 
 const engines = [await casebookEngine()];
@@ -149,6 +167,17 @@ for (const cls of classes) {
 console.log(`| **all** | ${queries.length} | ` + totals.map((t) => `**${f2(t.p10 / t.n)}** | **${f2(t.recall / t.n)}** | **${f2(t.rr / t.n)}**`).join(" | ") + " |");
 console.log("");
 for (const [name, r] of results) {
+  // Names in no case: precision of the exact list alone (1 when it is empty).
+  const a = r.absent, wrong = a.reduce((n, x) => n + x[1], 0);
+  if (a.length) console.log(`${name}: must-not-match (${a.length} absent names), exact-list precision ${f2(a.filter((x) => !x[1]).length / a.length)}, ${wrong} false exact results${wrong ? ": " + a.filter((x) => x[1]).map((x) => x[0] + " " + x[1]).join(", ") : ""}`);
+}
+for (const [name, r] of results) {
+  if (r.facets) console.log(`${name}: with the filters open (wide screens) a cold query also fetches the facets file, ${(r.facets / 1024).toFixed(1)} KB gzipped`);
   console.log(`${name}: per cold query, median ${(median(r.bytes) / 1024).toFixed(1)} KB gzipped (max ${(Math.max(...r.bytes) / 1024).toFixed(1)}), median ${median(r.files)} files`);
+}
+if (flags.includes("--files")) {
+  // The largest cold queries and the median one, by kind of file (KB gzipped).
+  const list = results[0][1].perFile.sort((a, b) => b[0] - a[0]);
+  for (const [b, q, kinds] of list.slice(0, 8).concat([list[list.length >> 1]])) console.log(`${(b / 1024).toFixed(1)} KB\t${q}\t${kinds}`);
 }
 if (flags.includes("--detail")) for (const [name, r] of results) console.log(`\n${name}\n` + r.detail.join("\n"));

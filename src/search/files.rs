@@ -8,11 +8,14 @@ use super::encode::{push_fixed, width_for};
 use super::input::{Doc, FacetTable};
 use crate::output::Output;
 
-/// Target size of a term shard before compression.
-const SHARD_BYTES: usize = 16 * 1024;
+/// Target size of a term shard before compression: a one-word query fetches one, so they
+/// are small, and a word whose postings are larger has a file of its own.
+const SHARD_BYTES: usize = 4 * 1024;
 /// Target size of a name-key shard and of a run of the names list.
-const KEY_SHARD_BYTES: usize = 1536;
+const KEY_SHARD_BYTES: usize = 2 * 1024;
 const NAMES_SHARD_BYTES: usize = 8 * 1024;
+/// Sharded files are named by volumes of this many (see `Files::add_set`).
+pub(super) const VOLUME: usize = 16;
 /// Snippet sources are cut to about this many characters.
 pub(super) const SUMMARY_CHARS: usize = 220;
 
@@ -74,61 +77,74 @@ impl Runs {
     }
 }
 
-/// Cuts sorted `(term, postings, positions)` into files of about the kind's size; returns
-/// `[first term, file name]` for each. The names list's postings are empty and not written.
-/// Word runs also get a file of their terms' positions (`p<n>`, in the run's order), fetched
-/// for quoted phrases only: `[first term, file name, positions file name]`.
+/// Where a kind of run went: the first entry (or group) of each run, and the hash that
+/// names the files of the kind (and of their positions files).
+pub(super) struct Shards {
+    pub(super) first: Vec<String>,
+    pub(super) hash: String,
+    pub(super) positions: Option<String>,
+}
+
+/// One entry of a run: its term, the group it may not be cut from (a name key's loose
+/// part: every spelling of a skeleton is in one shard, so a query fetches one), its postings
+/// and its positions.
+pub(super) struct Entry<'a> {
+    pub(super) term: &'a str,
+    pub(super) group: &'a str,
+    pub(super) postings: &'a str,
+    pub(super) positions: &'a str,
+}
+
+/// Cuts sorted entries into files of about the kind's size, never inside a group and with an
+/// entry larger than that alone. The names list's postings are empty and not written. Word
+/// runs also get a file of their terms' positions (`p<n>`, one string: the terms' positions
+/// in the run's order), fetched for quoted phrases only.
 pub(super) fn shard_runs<'a>(
     files: &mut Files,
     kind: Runs,
-    items: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
-) -> Vec<serde_json::Value> {
+    items: impl Iterator<Item = Entry<'a>>,
+) -> Shards {
     // Runs are cut in order, then written side by side.
-    let mut runs: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
-    let mut current = (Vec::new(), Vec::new());
+    let mut runs: Vec<(&str, Vec<&str>, String)> = Vec::new();
+    let mut current: (&str, Vec<&str>, String) = ("", Vec::new(), String::new());
     let mut size = 0;
-    for (term, postings, positions) in items {
-        size += term.len() + postings.len() + 6;
-        current.0.push(term);
-        if kind != Runs::Names {
-            current.0.push(postings);
-        }
-        if kind == Runs::Terms {
-            current.1.push(positions);
-        }
-        if size >= kind.target_bytes() {
+    let mut last_group = None;
+    for e in items {
+        let bytes = e.term.len() + e.postings.len() + 6;
+        if !current.1.is_empty()
+            && last_group != Some(e.group)
+            && size + bytes > kind.target_bytes()
+        {
             runs.push(std::mem::take(&mut current));
             size = 0;
         }
+        if current.1.is_empty() {
+            current.0 = e.group;
+        }
+        last_group = Some(e.group);
+        size += bytes;
+        current.1.push(e.term);
+        if kind != Runs::Names {
+            current.1.push(e.postings);
+        }
+        if kind == Runs::Terms {
+            current.2.push_str(e.positions);
+        }
     }
-    if !current.0.is_empty() || (runs.is_empty() && kind == Runs::Terms) {
+    if !current.1.is_empty() || (runs.is_empty() && kind == Runs::Terms) {
         runs.push(current);
     }
-    let names = files.add_all(
-        runs.par_iter()
-            .enumerate()
-            .map(|(i, run)| (format!("{}{i}", kind.prefix()), to_json(&run.0))),
+    let hash = files.add_set(
+        kind.prefix(),
+        runs.par_iter().map(|run| to_json(&run.1)).collect(),
     );
-    let position_names = if kind == Runs::Terms {
-        files.add_all(
-            runs.par_iter()
-                .enumerate()
-                .map(|(i, run)| (format!("p{i}"), to_json(&run.1))),
-        )
-    } else {
-        Vec::new()
-    };
-    runs.iter()
-        .zip(names)
-        .enumerate()
-        .map(|(i, (run, file))| {
-            let first = run.0.first().copied().unwrap_or("");
-            match position_names.get(i) {
-                Some(p) => json!([first, file, p]),
-                None => json!([first, file]),
-            }
-        })
-        .collect()
+    let positions = (kind == Runs::Terms)
+        .then(|| files.add_set("p", runs.par_iter().map(|run| to_json(&run.2)).collect()));
+    Shards {
+        first: runs.iter().map(|run| run.0.to_string()).collect(),
+        hash,
+        positions,
+    }
 }
 
 /// Facet metadata for the client and, per group of facets, `(characters per document,
@@ -259,21 +275,32 @@ impl Files {
         file
     }
 
-    /// Adds `(name, JSON)` scripts made side by side, in their order; returns their names.
-    pub(super) fn add_all(
-        &mut self,
-        items: impl IndexedParallelIterator<Item = (String, String)>,
-    ) -> Vec<String> {
-        let dir = &self.dir;
-        let made: Vec<(String, Output)> = items
-            .map(|(name, json)| script_file(dir, &name, &json))
+    /// Adds a set of scripts, `<prefix><i>` registering `json[i]`, named by volumes of
+    /// `VOLUME` files: each file by one hash of its volume's files (`t3.1a2b3c4d5e.js`). The
+    /// meta then names a thousand files with a few hashes, and a change renames the files of
+    /// its volume only. Returns the volumes' hashes, one after another.
+    pub(super) fn add_set(&mut self, prefix: &str, json: Vec<String>) -> String {
+        use sha2::Digest;
+        let bodies: Vec<String> = json
+            .par_iter()
+            .enumerate()
+            .map(|(i, json)| script_body(&format!("{prefix}{i}"), json))
             .collect();
-        made.into_iter()
-            .map(|(file, output)| {
-                self.outputs.push(output);
-                file
-            })
-            .collect()
+        let mut hashes = String::new();
+        for (v, volume) in bodies.chunks(VOLUME).enumerate() {
+            let mut h = sha2::Sha256::new();
+            for body in volume {
+                h.update(body.as_bytes());
+            }
+            let hash = &crate::hashing::hex(&h.finalize())[..10];
+            hashes.push_str(hash);
+            for (i, body) in volume.iter().enumerate() {
+                let path = format!("{}{prefix}{}.{hash}.js", self.dir, v * VOLUME + i);
+                self.outputs
+                    .push(Output::bytes(path, body.as_bytes().to_vec()));
+            }
+        }
+        hashes
     }
 }
 
@@ -281,15 +308,20 @@ impl Files {
 /// name (`t3.1a2b3c4d5e.js`) and the output.
 pub(super) fn script_file(dir: &str, name: &str, json: &str) -> (String, Output) {
     use sha2::Digest;
-    let body = format!(
-        "casebook.search.add({},{json});\n",
-        serde_json::to_string(name).expect("a string serialises"),
-    );
+    let body = script_body(name, json);
     let hash = crate::hashing::hex(&sha2::Sha256::digest(body.as_bytes()));
     let file = format!("{name}.{}.js", &hash[..10]);
     (
         file.clone(),
         Output::bytes(format!("{dir}{file}"), body.into_bytes()),
+    )
+}
+
+/// The script registering `json` under `name`.
+fn script_body(name: &str, json: &str) -> String {
+    format!(
+        "casebook.search.add({},{json});\n",
+        serde_json::to_string(name).expect("a string serialises"),
     )
 }
 

@@ -23,6 +23,7 @@ mod files;
 mod input;
 pub(crate) mod names;
 pub(crate) mod normalize;
+mod positions;
 
 pub(crate) use input::{Doc, FacetEntry, FacetTable, LangInput};
 
@@ -38,12 +39,12 @@ use serde_json::json;
 use crate::config::{SearchConfig, SearchWeights};
 use crate::output::Output;
 use encode::{push_fixed, push_varint, score_char};
-use files::{Files, Record, Runs, facet_codes, shard_runs, summary, to_json};
+use files::{Entry, Files, Record, Runs, facet_codes, shard_runs, summary, to_json};
 use normalize::{Terms, normalize};
 
 /// At most this many document chunks per language, whatever the size of the archive.
-const MAX_CHUNKS: usize = 384;
-const MIN_CHUNK_DOCS: usize = 16;
+const MAX_CHUNKS: usize = 4096;
+const MIN_CHUNK_DOCS: usize = 4;
 const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
 
@@ -305,13 +306,14 @@ fn doc_terms(doc: &Doc) -> DocTerms {
 
 /// Every term of a language's index, numbered in order of first appearance, with its
 /// postings and, for quoted phrases, its positions in each of its documents in postings
-/// order (how many, then their deltas; nothing for a name key).
+/// order (packed, see `positions`; nothing for a name key), with the last list packed.
 #[derive(Default)]
 struct Vocabulary<'a> {
     ids: FxHashMap<&'a str, usize>,
     words: Vec<&'a str>,
     postings: Vec<Vec<(u32, [u16; 4])>>,
     positions: Vec<String>,
+    last: Vec<Vec<u32>>,
 }
 
 impl<'a> Vocabulary<'a> {
@@ -321,6 +323,7 @@ impl<'a> Vocabulary<'a> {
             self.words.push(term);
             self.postings.push(Vec::new());
             self.positions.push(String::new());
+            self.last.push(Vec::new());
             self.words.len() - 1
         })
     }
@@ -404,6 +407,7 @@ fn build_language(
     // Terms and postings.
     let mut vocabulary = Vocabulary::default();
     let mut ids: Vec<usize> = Vec::new();
+    let mut list: Vec<u32> = Vec::new();
     for (d, dt) in per_doc.iter().enumerate() {
         ids.clear();
         for (term, tf) in &dt.terms {
@@ -418,13 +422,13 @@ fn build_language(
             while dt.positions.get(at).is_some_and(|p| p.0 as usize == slot) {
                 at += 1;
             }
-            let out = &mut vocabulary.positions[id];
-            push_varint(out, (at - from) as u64);
-            let mut last = 0;
-            for &(_, p) in &dt.positions[from..at] {
-                push_varint(out, u64::from(p - last));
-                last = p;
-            }
+            list.clear();
+            list.extend(dt.positions[from..at].iter().map(|p| p.1));
+            positions::push_positions(
+                &mut vocabulary.positions[id],
+                &mut vocabulary.last[id],
+                &list,
+            );
         }
     }
     // Name keys: made once for each distinct name word, then a posting for every document
@@ -501,13 +505,22 @@ fn build_language(
     let (keys, plain): (Vec<usize>, Vec<usize>) = order
         .iter()
         .partition(|&&t| words[t].starts_with(names::KEY_MARK));
-    let entries = |list: Vec<usize>| -> Vec<(&str, &str, &str)> {
-        list.into_iter()
-            .map(|t| (words[t], encoded[t].as_str(), positions[t].as_str()))
-            .collect()
+    let entry = |t: usize, group: &'static dyn Fn(&str) -> &str| Entry {
+        term: words[t],
+        group: group(words[t]),
+        postings: encoded[t].as_str(),
+        positions: positions[t].as_str(),
     };
-    let shards = shard_runs(&mut files, Runs::Terms, entries(plain).into_iter());
-    let key_shards = shard_runs(&mut files, Runs::Keys, entries(keys).into_iter());
+    let shards = shard_runs(
+        &mut files,
+        Runs::Terms,
+        plain.into_iter().map(|t| entry(t, &|w| w)),
+    );
+    let key_shards = shard_runs(
+        &mut files,
+        Runs::Keys,
+        keys.into_iter().map(|t| entry(t, &names::loose_part)),
+    );
 
     // The names list for typos: every name word long enough, sorted, in runs like the term
     // shards.
@@ -520,24 +533,33 @@ fn build_language(
     let name_shards = shard_runs(
         &mut files,
         Runs::Names,
-        name_words.iter().map(|w| (*w, "", "")),
+        name_words.iter().map(|w| Entry {
+            term: w,
+            group: w,
+            postings: "",
+            positions: "",
+        }),
     );
 
-    // Document chunks.
+    // Document chunks: a result costs about its chunk, so they are small.
     let per_chunk = n.div_ceil(MAX_CHUNKS).max(MIN_CHUNK_DOCS);
-    let chunk_files = files.add_all(input.docs.par_chunks(per_chunk).enumerate().map(
-        |(c, docs)| {
-            let records: Vec<_> = docs
-                .iter()
-                .map(|d| Record {
-                    doc: d,
-                    summary: summary(&d.summary),
-                })
-                .collect();
-            (format!("d{c}"), to_json(&records))
-        },
-    ));
-    let chunks: Vec<serde_json::Value> = chunk_files.into_iter().map(|f| json!(f)).collect();
+    let chunks = files.add_set(
+        "d",
+        input
+            .docs
+            .par_chunks(per_chunk)
+            .map(|docs| {
+                let records: Vec<_> = docs
+                    .iter()
+                    .map(|d| Record {
+                        doc: d,
+                        summary: summary(&d.summary),
+                    })
+                    .collect();
+                to_json(&records)
+            })
+            .collect(),
+    );
 
     // Facets: each document's values as one mixed-radix number per group of facets.
     let (facet_meta, groups) = facet_codes(&input.facets, n);
@@ -565,10 +587,19 @@ fn build_language(
         "n": n,
         "perPage": config.results_per_page,
         "chunk": per_chunk,
-        "docs": chunks,
-        "shards": shards,
-        "keys": key_shards,
-        "names": name_shards,
+        // Each kind of sharded file is named `<kind><n>.<hash>.js`, by volumes of files: its
+        // volume's hash of ten characters is at `10 * (n / volume)`.
+        "volume": files::VOLUME,
+        "files": {
+            "d": chunks,
+            "t": shards.hash,
+            "p": shards.positions,
+            "k": key_shards.hash,
+            "n": name_shards.hash,
+        },
+        "shards": shards.first,
+        "keys": key_shards.first,
+        "names": name_shards.first,
         "nameRules": rules.to_json(),
         "facets": facet_meta,
         "groups": groups.iter().map(|g| g.0).collect::<Vec<_>>(),

@@ -361,7 +361,7 @@
     var lo = 0, hi = shards.length - 1;
     while (lo < hi) {
       var mid = (lo + hi + 1) >> 1;
-      if (shards[mid][0] <= t) lo = mid; else hi = mid - 1;
+      if (shards[mid] <= t) lo = mid; else hi = mid - 1;
     }
     return lo;
   }
@@ -377,11 +377,19 @@
   Engine.prototype.file = function (name) {
     return this.files[name] || (this.files[name] = this.load(name));
   };
-  Engine.prototype.shards = function (t, prefix) {
-    var s = this.m.shards, a = shardIndex(s, t), b = prefix ? shardIndex(s, t + "\uffff") : a;
+  // File `i` of a sharded kind (t: terms, p: their positions, k: name keys, n: the names
+  // list, d: documents), named by the hash of its volume of files.
+  Engine.prototype.name = function (kind, i) {
+    return kind + i + "." + this.m.files[kind].substr(Math.floor(i / this.m.volume) * 10, 10) + ".js";
+  };
+  // The files of the runs `list` (first terms) holding `from` to `to`.
+  Engine.prototype.runs = function (kind, list, from, to) {
     var out = [];
-    for (var i = a; i <= b; i++) out.push(s[i][1]);
+    for (var i = shardIndex(list, from), b = shardIndex(list, to); i <= b; i++) out.push(this.name(kind, i));
     return out;
+  };
+  Engine.prototype.shards = function (t, prefix) {
+    return this.runs("t", this.m.shards, t, prefix ? t + "\uffff" : t);
   };
   Engine.prototype.shardTerms = function (name) {
     var self = this;
@@ -440,10 +448,9 @@
   Engine.prototype.matchKey = function (word, k, how) {
     var self = this, key = nameKey(word), shards = this.m.keys || [];
     if (!key || !shards.length) return Promise.resolve(new Map());
-    var loose = key.slice(0, key.indexOf("~", 1) + 1), a = shardIndex(shards, loose), b = shardIndex(shards, loose + "\uffff");
-    var names = [];
-    for (var i = a; i <= b; i++) names.push(shards[i][1]);
-    return Promise.all(names.map(function (n) { return self.shardTerms(n); })).then(function (maps) {
+    // Every key of a loose skeleton is in one shard, cut at skeletons.
+    var loose = key.slice(0, key.indexOf("~", 1) + 1);
+    return Promise.all(this.runs("k", shards, loose, loose).map(function (n) { return self.shardTerms(n); })).then(function (maps) {
       var out = new Map();
       maps.forEach(function (m) {
         m.forEach(function (p, term) {
@@ -464,9 +471,7 @@
   Engine.prototype.namesBetween = function (from, to) {
     var self = this, shards = this.m.names || [];
     if (!shards.length) return Promise.resolve([]);
-    var a = shardIndex(shards, from), b = shardIndex(shards, to), names = [];
-    for (var i = a; i <= b; i++) names.push(shards[i][1]);
-    return Promise.all(names.map(function (n) { return self.file(n); })).then(function (lists) {
+    return Promise.all(this.runs("n", shards, from, to).map(function (n) { return self.file(n); })).then(function (lists) {
       return [].concat.apply([], lists);
     });
   };
@@ -540,18 +545,23 @@
     });
   };
   // Document -> positions of one word as written, from its shard and the shard's positions
-  // file (fetched for quoted phrases only).
+  // file (fetched for quoted phrases only): one token per posting of each term in turn (the
+  // Rust search/positions.rs): 0, not there as written; else 1 + zigzag(first - the last
+  // list's first) * 4 + kind: 0, the last list's gaps; 1 or 2 positions; 3, 3 + n; then gaps.
   Engine.prototype.positions = function (w) {
-    var shard = this.m.shards[shardIndex(this.m.shards, w)];
-    return Promise.all([this.file(shard[1]), this.file(shard[2])]).then(function (r) {
-      var list = r[0], out = new Map();
+    var i = shardIndex(this.m.shards, w);
+    return Promise.all([this.file(this.name("t", i)), this.file(this.name("p", i))]).then(function (r) {
+      var list = r[0], n = varints(r[1]), k = 0, out = new Map();
       for (var j = 0; j < list.length; j += 2) {
-        if (list[j] !== w) continue;
-        var n = varints(r[1][j / 2]), k = 0;
+        var last = [];
         decodePostings(list[j + 1]).forEach(function (s, d) {
-          var count = n[k++], at = [], p = 0;
-          for (var i = 0; i < count; i++) at.push(p += n[k++]);
-          if (count) out.set(d, at);
+          var t = n[k++] - 1, z = t >> 2, kind = t & 3, at = [];
+          if (t < 0) return;
+          at[0] = (last[0] || 0) + (z & 1 ? -(z + 1) / 2 : z / 2);
+          if (!kind) for (var x = 1; x < last.length; x++) at.push(at[0] + last[x] - last[0]);
+          else for (x = kind < 3 ? kind : 3 + n[k++]; --x;) at.push(at[at.length - 1] + n[k++]);
+          if (list[j] === w) out.set(d, at);
+          last = at;
         });
       }
       return out;
@@ -601,18 +611,19 @@
   // The records of documents, in the order given: {doc, path, title, summary, ...}.
   Engine.prototype.records = function (docs) {
     var m = this.m, need = [];
-    docs.forEach(function (d) { var c = m.docs[Math.floor(d / m.chunk)]; if (need.indexOf(c) < 0) need.push(c); });
+    docs.forEach(function (d) { var c = Math.floor(d / m.chunk); if (need.indexOf(c) < 0) need.push(c); });
     var self = this;
-    return Promise.all(need.map(function (c) { return self.file(c); })).then(function (chunks) {
+    return Promise.all(need.map(function (c) { return self.file(self.name("d", c)); })).then(function (chunks) {
       return docs.map(function (d) {
-        var rec = chunks[need.indexOf(m.docs[Math.floor(d / m.chunk)])][d % m.chunk];
+        var rec = chunks[need.indexOf(Math.floor(d / m.chunk))][d % m.chunk];
         return { doc: d, path: rec[0], title: rec[1], summary: rec[2], info: rec[3], thumb: rec[4], synthetic: rec[5] === 1, titleLang: rec[6] || "", summaryLang: rec[7] || "" };
       });
     });
   };
   // Near matches shown at first: the first groups, a few results each.
   var NEAR_GROUPS = 3, NEAR_ITEMS = 3;
-  // state: {q, filters: {facet: [values]}, sort: "" | "date", page, typing}. Results are
+  // state: {q, filters: {facet: [values]}, sort: "" | "date", page, typing, counts (false:
+  // no facet counts)}. Results are
   // exact (every word matched as written or as a spelling of the same name: `items`, counted
   // in `total` and the facet counts) or near (`near.groups`, by the spelling they matched,
   // never counted as results for the query).
@@ -629,7 +640,9 @@
     var loads = [Promise.all(qt.map(function (t, i) {
       var last = i === qt.length - 1;
       return self.matchAny(t, prefixLast && last, retry && last);
-    })), this.codes(),
+    // The facets file only when its counts are shown (`counts: false`: folded away) or a
+    // filter is on.
+    })), state.counts === false && !filtering ? null : this.codes(),
       Promise.all(phrases.map(function (words) { return self.matchPhrase(words); }))];
     if (state.sort === "date") loads.push(this.file(m.datesFile));
     return Promise.all(loads).then(function (r) {
@@ -653,7 +666,7 @@
           else { nearBase.push(d); nearLabel.set(d, labels.join(" ")); }
         });
       } else for (var d = 0; d < m.n; d++) base.push(d);
-      var digits = self.digits || (self.digits = r[1].length ? self.facetDigits(r[1]) : []);
+      var digits = r[1] ? self.digits || (self.digits = r[1].length ? self.facetDigits(r[1]) : []) : [];
       function has(fi, d, v) {
         var f = m.facets[fi], w = m.groups[f.group];
         if (f.multi) return (VAL[r[1][f.group].charAt(d * w + Math.floor(v / 6))] >> (v % 6)) & 1;
@@ -670,7 +683,7 @@
         }
         return true;
       }
-      var counts = m.facets.map(function (f, fi) {
+      var counts = r[1] && m.facets.map(function (f, fi) {
         var c = f.values.map(function () { return 0; }), w = m.groups[f.group], s = r[1][f.group];
         base.forEach(function (d) {
           if (filtered.length && !passes(d, fi)) return;
@@ -873,7 +886,9 @@
     });
     if (meta.facets.length) { filters.appendChild(clear); facetBox.hidden = false; }
 
-    var current = { page: 1 }, ticket = 0, timer = 0;
+    var current = { page: 1 }, ticket = 0, timer = 0, counted = false;
+    // Folded filters cost nothing: their counts load when they are opened.
+    filters.addEventListener("toggle", function () { if (filters.open && !counted) go(null); });
     function readControls() {
       var filters = {};
       meta.facets.forEach(function (f, fi) {
@@ -907,6 +922,7 @@
       var s = readControls();
       if (push !== null) history[push ? "pushState" : "replaceState"](null, "", toUrl(s));
       s.typing = typing;
+      s.counts = filters.open;
       var mine = ++ticket, began = performance.now();
       list.setAttribute("aria-busy", "true");
       // Say so only when the index is slow to arrive (a slow connection).
@@ -1016,7 +1032,8 @@
         ? (r.total ? fill(resultsText(r.total), number(r.total), q) : fill(t.tNoneNear, 0, q)) + " " + fill(t.tNearStatus, 0, q)
         : fill(resultsText(r.total), number(r.total), q);
       renderNear(s, r);
-      r.counts.forEach(function (c, fi) {
+      counted = !!r.counts;
+      if (counted) r.counts.forEach(function (c, fi) {
         c.forEach(function (n, vi) {
           var x = boxes[fi][vi];
           x.count.textContent = "(" + number(n) + ")";
