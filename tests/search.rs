@@ -385,6 +385,15 @@ fn browser_search_over_http() {
             > 0
     );
 
+    // The filters are folded, and a plain query fetched no facets file (every case's values):
+    // opening them fetches it and shows the counts.
+    assert!(b.eval("document.querySelector('.search-filters').open") == false);
+    let facets_fetched = "performance.getEntriesByType('resource').some(e => /\\/facets\\.[^/]*\\.js$/.test(e.name))";
+    assert!(b.eval(facets_fetched) == false);
+    b.eval("document.querySelector('.search-filters > summary').click()");
+    b.wait_for("document.querySelector('input[name=branch][value=\"s1\"]').labels[0].querySelector('.count').textContent !== ''");
+    assert!(b.eval(facets_fetched) == true);
+
     // A facet narrows the results to its count, and the other facets' counts change.
     let branch_s1 = count_of(&mut b, "branch", "s1");
     let male_before = count_of(&mut b, "sex", "male");

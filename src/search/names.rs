@@ -12,15 +12,18 @@
 //!   silent (Hamzeh = Hamza);
 //! - Arabic: each consonant to its usual Latin letter (`خ` X, `ش` S, `غ` G, `ث ت ط` t,
 //!   `ذ ض د` d, `ص س` s, `ظ ز` z, `ق ك` k, `ح ه` h); `ع` and hamza are vowels; `ا`, `و`, `ي`
-//!   inside a word are long vowels (`و`/`ي` are consonants first, and all three are vowels
-//!   at the end); a final `ه` (also `ة`) is silent.
+//!   inside a word are long vowels (`و`/`ي` are consonants first; a final `ا` or `و` is a
+//!   vowel, a final `ي` is read below); a final `ه` (also `ة`) is silent.
 //!
 //! Doubled consonants are written once (Haddad = Hadad, محمد with or without shadda). The
 //! *pattern* is the consonants and the long vowels, with a vowel that may be long written in
-//! capitals (`A`, `I`, `U`): Hassan `hAsAn`, Hussein `hUsyn`, حسين `hsyn`. Two spellings are
-//! **the same name** when some reading of one pattern (each capital either long or left out)
-//! is a reading of the other, and, both in Latin letters, their first vowels agree (Mohammed
-//! `u`, Mahmud `a`). The *loose* skeleton keeps the consonants alone (after the first letter,
+//! capitals (`A`, `I`, `U`): Hassan `hAsAn`, Hussein `hUsyn`, حسين `hsyn`. At a word's end a
+//! Latin `i` or `y` is a long i (Hosni `hUsny`), another Latin vowel letter a final vowel `E`
+//! (Mustafa `mUstAfE`, which may be left out), and an Arabic `ي` (also `ى`, folded into it)
+//! `Y`, a long i or a final vowel but never nothing (حسني `hsnY`: Hosni or Husna, not Hassan).
+//! Two spellings are **the same name** when some reading of one pattern (each capital read
+//! long or left out; `Y` read `y` or `e`) is a reading of the other; both in Latin letters,
+//! their first vowels agree (Mohammed `u`, Mahmud `a`); both in Arabic, the patterns are one. The *loose* skeleton keeps the consonants alone (after the first letter,
 //! no `w` or `y`): what a name shares with names that only sound like it (Hussein and Hassan,
 //! `hsn`), which are *near*, never the same.
 //!
@@ -42,6 +45,12 @@ enum Sound {
     Maybe(char),
     /// A short or unwritten vowel, or an ayn or hamza mark.
     Vowel,
+    /// A Latin word's last letter `a`, `e`, `o` or `u`: a vowel Arabic may write with a
+    /// final ى (Mustafa مصطفى, Mona منى) or not at all (Hamza حمزة).
+    FinalVowel,
+    /// An Arabic word's final ي, which also stands for ى (the two are folded): a long i
+    /// (حسني Hosni) or a final vowel (مصطفى Mustafa), never nothing (حسني is not حسن).
+    FinalYa,
 }
 
 /// Words shorter than this are not looked for with a typo (one edit from a three-letter
@@ -199,6 +208,11 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
     if ca != "." && cb != "." && !agree {
         return false;
     }
+    // Arabic writes each spelling's letters: two Arabic words are one name only as one
+    // pattern (حسني is not حسن, though either final ي might be read as a vowel).
+    if ca == "." && cb == "." {
+        return pa == pb;
+    }
     let ra = readings(pa);
     readings(pb).iter().any(|r| ra.contains(r))
 }
@@ -210,16 +224,20 @@ fn pattern_and_class(key: &str) -> Option<(&str, &str)> {
     Some((parts.next()?, parts.next()?))
 }
 
-/// Every reading of a pattern: each vowel that may be long read long, or left out.
+/// Every reading of a pattern: each vowel that may be long read long, or left out; a Latin
+/// final vowel (`E`) read as a final vowel (`e`) or left out; an Arabic final ي (`Y`) read as
+/// a long i or a final vowel.
 #[cfg(test)]
 fn readings(pattern: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut maybes = 0;
     for c in pattern.chars() {
-        let long = match c {
-            'A' => 'a',
-            'I' => 'y',
-            'U' => 'w',
+        let (first, second) = match c {
+            'A' => (None, 'a'),
+            'I' => (None, 'y'),
+            'U' => (None, 'w'),
+            'E' => (None, 'e'),
+            'Y' => (Some('y'), 'e'),
             c => {
                 out.iter_mut().for_each(|r| r.push(c));
                 continue;
@@ -227,9 +245,15 @@ fn readings(pattern: &str) -> Vec<String> {
         };
         maybes += 1;
         if maybes > MAX_MAYBE {
+            if let Some(first) = first {
+                out.iter_mut().for_each(|r| r.push(first));
+            }
             continue;
         }
-        let with: Vec<String> = out.iter().map(|r| format!("{r}{long}")).collect();
+        let with: Vec<String> = out.iter().map(|r| format!("{r}{second}")).collect();
+        if let Some(first) = first {
+            out.iter_mut().for_each(|r| r.push(first));
+        }
         out.extend(with);
     }
     out
@@ -351,14 +375,15 @@ fn latin_sounds(word: &str) -> Option<Vec<Sound>> {
         }
         let last = i + 1 == end;
         let next_is_vowel = b.get(i + 1).is_some_and(|c| b"aeiou".contains(c)) && !last;
-        let maybe = |long: char| {
-            if last {
-                Sound::Vowel
-            } else {
-                Sound::Maybe(long)
-            }
+        // At the end, `i` and `y` write a long i (Hosni, Fathy: حسني, فتحي); another vowel
+        // letter a final vowel.
+        let maybe = |long: char| match (last, long) {
+            (false, _) => Sound::Maybe(long),
+            (true, 'y') => Sound::Long('y'),
+            (true, _) => Sound::FinalVowel,
         };
         match b[i] {
+            b'e' if last => out.push(Sound::FinalVowel),
             b'\'' | b'e' => out.push(Sound::Vowel),
             b'a' => out.push(maybe('a')),
             b'i' => out.push(maybe('y')),
@@ -393,7 +418,8 @@ fn arabic_sounds(word: &str) -> Option<Vec<Sound>> {
             'ا' if first || last || (abd_article && i == 3) => Sound::Vowel,
             'ا' => Sound::Long('a'),
             'ء' | 'ئ' | 'ؤ' | 'ع' => Sound::Vowel,
-            'و' | 'ي' | 'ى' if last && !first => Sound::Vowel,
+            'ي' | 'ى' if last && !first => Sound::FinalYa,
+            'و' if last && !first => Sound::Vowel,
             'و' if first => Sound::Consonant('w'),
             'ي' | 'ى' if first => Sound::Consonant('y'),
             'و' => Sound::Long('w'),
@@ -441,6 +467,14 @@ fn pattern(sounds: &[Sound]) -> String {
                     'y' => 'I',
                     _ => 'U',
                 });
+                None
+            }
+            Sound::FinalVowel => {
+                out.push('E');
+                None
+            }
+            Sound::FinalYa => {
+                out.push('Y');
                 None
             }
             Sound::Vowel => None,

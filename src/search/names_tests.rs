@@ -74,6 +74,11 @@ fn spellings_of_one_name_are_the_same_name_in_either_script() {
         &["qassem", "kassem", "qasim", "قاسم"],
         &["issa", "eissa", "عيسي"],
         &["suleiman", "sulaiman", "سليمان"],
+        &["hosni", "husni", "hosny", "حسني"],
+        &["mona", "muna", "منى"],
+        &["musa", "mousa", "موسى"],
+        &["layla", "leila", "ليلى"],
+        &["sami", "samy", "سامي"],
     ] {
         for a in group {
             for b in group {
@@ -107,6 +112,12 @@ fn names_that_only_look_alike_are_never_the_same_name() {
         ("علي", "علاء"),
         ("حسان", "حسن"),
         ("ghassan", "hassan"),
+        // A final ي (or Latin i) is a sound of its own: Hosni is not Hassan.
+        ("hosni", "hassan"),
+        ("hosni", "حسن"),
+        ("حسني", "حسن"),
+        ("حسني", "hassan"),
+        ("hassani", "hassan"),
     ] {
         assert!(!same(a, b), "{a} and {b}: {} {}", key(a), key(b));
     }
@@ -130,6 +141,10 @@ fn keys_are_read_as_documented() {
     assert_eq!(key("محمود"), "~mhmd~mhmwd~.");
     assert_eq!(key("حسين"), "~hsn~hsyn~.");
     assert_eq!(key("حسان"), "~hsn~hsan~.");
+    assert_eq!(key("hosni"), "~hsn~hUsny~u");
+    assert_eq!(key("حسني"), "~hsn~hsnY~.");
+    assert_eq!(key("mustafa"), "~mstf~mUstAfE~u");
+    assert_eq!(key("مصطفى"), "~mstf~mstfY~.");
     assert_eq!(name_key("2761", &rules()), None);
     // An ayn or hamza mark is a break between sounds, as ع and أ are in Arabic.
     assert_eq!(key("sa'id"), "~sd~sAId~a");
@@ -147,6 +162,9 @@ fn readings_take_each_vowel_that_may_be_long_both_ways() {
     r.sort();
     assert_eq!(r, ["hasan", "hasn", "hsan", "hsn"]);
     assert_eq!(readings("hsyn"), ["hsyn"]);
+    // A Latin final vowel may be left out; an Arabic final ي is a long i or a final vowel.
+    assert_eq!(readings("hmzE"), ["hmz", "hmze"]);
+    assert_eq!(readings("hsnY"), ["hsny", "hsne"]);
     // Past the limit, later ones are read short.
     assert_eq!(readings(&"bA".repeat(12)).len(), 1 << MAX_MAYBE);
 }

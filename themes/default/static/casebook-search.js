@@ -209,9 +209,10 @@
         continue;
       }
       var c = w.charAt(i), last = i === end - 1, nextVowel = !last && "aeiou".indexOf(w.charAt(i + 1)) >= 0;
-      if (c === "'" || c === "e") out.push("V");
+      if (c === "'" || (c === "e" && !last)) out.push("V");
       else if (c === "y" && (i === 0 || nextVowel)) out.push("C:y");
-      else if (MAYBE[c]) out.push(last ? "V" : "M:" + MAYBE[c]);
+      // At the end, i and y are a long i (Hosni); a, e, o, u a final vowel (E).
+      else if (MAYBE[c] || c === "e") out.push(!last ? "M:" + MAYBE[c] : c === "i" || c === "y" ? "L:y" : "E");
       else if (c === "x") out.push("C:k", "C:s");
       else out.push(LATIN_ONE[c] || "C:" + c);
       i++;
@@ -225,7 +226,9 @@
     for (var i = 0; i < cs.length; i++) {
       var c = cs[i], first = i === 0, last = i === cs.length - 1;
       if (c === "ا") out.push(first || last || (abdArticle && i === 3) ? "V" : "L:a");
-      else if ((c === "و" || c === "ي" || c === "ى") && last && !first) out.push("V");
+      // A final ي (ى folded into it): a long i or a final vowel, never nothing (Y).
+      else if ((c === "ي" || c === "ى") && last && !first) out.push("Y");
+      else if (c === "و" && last && !first) out.push("V");
       else if (c === "و") out.push(first ? "C:w" : "L:w");
       else if (c === "ي" || c === "ى") out.push(first ? "C:y" : "L:y");
       else if (c === "ه") { if (!last || first) out.push("C:h"); }
@@ -257,6 +260,7 @@
     sounds.forEach(function (s) {
       var kind = s.charAt(0), c = s.charAt(2);
       if (kind === "V") { prev = null; return; }
+      if (kind === "E" || kind === "Y") { pattern += kind; prev = null; return; }
       if (kind === "M") { pattern += c === "a" ? "A" : c === "y" ? "I" : "U"; prev = null; return; }
       if (prev !== c) pattern += c;
       prev = c;
@@ -264,18 +268,21 @@
     });
     return loose ? "~" + loose + "~" + pattern + "~" + cls : null;
   }
-  // Every reading of a pattern: each capital (a vowel that may be long) long or left out.
+  // Every reading of a pattern: each capital (a vowel that may be long, a final vowel E) long
+  // or left out; Y (an Arabic final ي) y or a final vowel.
   var READINGS = new Map();
+  var LONG = { A: "a", I: "y", U: "w", E: "e", Y: "e" };
   function readings(p) {
     var out = READINGS.get(p);
     if (out) return out;
     out = [""];
     var n = 0;
     for (var c of p) {
-      var long = c === "A" ? "a" : c === "I" ? "y" : c === "U" ? "w" : null;
+      var long = LONG[c], first = c === "Y" ? "y" : "";
       if (!long) { out = out.map(function (r) { return r + c; }); continue; }
-      if (++n > 10) continue;
-      out = out.concat(out.map(function (r) { return r + long; }));
+      var kept = out.map(function (r) { return r + first; });
+      if (++n > 10) { out = kept; continue; }
+      out = kept.concat(out.map(function (r) { return r + long; }));
     }
     out = new Set(out);
     READINGS.set(p, out);
@@ -287,6 +294,8 @@
     var x = a.split("~"), y = b.split("~");
     if (x.length < 4 || y.length < 4) return false;
     if (x[3] !== "." && y[3] !== "." && x[3] !== y[3] && x[3] !== "e" && y[3] !== "e") return false;
+    // Two Arabic spellings are one name only as one pattern (حسني is not حسن).
+    if (x[3] === "." && y[3] === ".") return x[2] === y[2];
     var ra = readings(x[2]);
     for (var r of readings(y[2])) if (ra.has(r)) return true;
     return false;
@@ -847,13 +856,16 @@
     form.querySelector(".search-sort").hidden = false;
     list.tabIndex = -1;
 
-    // Filters fold away on narrow screens so results come first.
+    // Filters are folded until a reader opens them (then they stay open on this device) or a
+    // filter is on: their counts need every case's values, a file a plain query need not fetch.
     var filters = el("details", "search-filters");
     var summary = el("summary", null, facetBox.getAttribute("aria-label"));
     filters.appendChild(summary);
-    var wide = root.matchMedia ? root.matchMedia("(min-width: 48rem)") : { matches: true };
-    filters.open = wide.matches;
-    if (wide.addEventListener) wide.addEventListener("change", function () { if (wide.matches) filters.open = true; });
+    var OPEN_KEY = "casebook-search-filters";
+    try { filters.open = root.localStorage.getItem(OPEN_KEY) === "open"; } catch (e) { /* storage off */ }
+    filters.addEventListener("toggle", function () {
+      try { root.localStorage.setItem(OPEN_KEY, filters.open ? "open" : "closed"); } catch (e) { /* storage off */ }
+    });
     facetBox.appendChild(filters);
     var boxes = meta.facets.map(function (f, fi) {
       var set = el("fieldset", "search-facet"), legend = el("legend", null, f.label);
@@ -904,6 +916,7 @@
       meta.facets.forEach(function (f, fi) {
         var want = p.getAll(f.name);
         boxes[fi].forEach(function (x) { x.box.checked = want.indexOf(x.box.value) >= 0; });
+        if (want.length) filters.open = true;
       });
     }
     function toUrl(s) {
