@@ -246,6 +246,12 @@ fn browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels() {
     b.eval("document.querySelector('a[href*=\"b.jpg\"]').click()");
     b.wait_for("location.pathname.endsWith('/b.jpg') && document.getElementById('wb-source').complete && document.querySelector('.wb-overlay')");
     b.wait_for("document.getElementById('wb-preview').naturalWidth > 0");
+    // Where the editor is: the second of two in the queue, none of the two reviewed.
+    let counts = b.eval("document.getElementById('wb-counts').textContent");
+    assert_eq!(
+        counts, "Photograph 2 of 2 in this queue · 0 of 2 reviewed",
+        "{counts}"
+    );
     let stage = b.eval("(r => [r.left, r.top, r.width, r.height])(document.getElementById('wb-stage').getBoundingClientRect())");
     let n = |i: usize| stage[i].as_f64().unwrap();
     let at = |fx: f64, fy: f64| (n(0) + fx * n(2), n(1) + fy * n(3));
@@ -296,8 +302,42 @@ fn browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels() {
     b.press("z", 2 | 8);
     let redone = b.eval("window.casebookWorkbench.regions()[1].h");
     assert!((redone.as_f64().unwrap() - 0.21).abs() < 1e-6, "{redone}");
+    // Undo and redo cover the fields too: the sensitivity, then a caption typed and left.
+    b.eval("(s => { s.focus(); s.value = 'graphic'; s.dispatchEvent(new Event('change')); })(document.getElementById('wb-sensitivity'))");
+    let caption = b.eval("document.querySelectorAll('.wb-fields textarea')[1].id");
+    b.eval(&format!("document.getElementById({caption}).focus()"));
+    b.type_text("Wall");
+    b.eval("document.getElementById('wb-stage').focus()");
+    let field =
+        |b: &mut Browser, id: &str| b.eval(&format!("document.getElementById('{id}').value"));
+    let caption_id = caption.as_str().unwrap().to_string();
+    assert_eq!(field(&mut b, &caption_id), "Wall");
+    b.press("z", 2);
+    assert_eq!(field(&mut b, &caption_id), "");
+    assert_eq!(field(&mut b, "wb-sensitivity"), "graphic");
+    b.press("z", 2);
+    assert_eq!(field(&mut b, "wb-sensitivity"), "sensitive");
+    b.press("z", 2 | 8);
+    assert_eq!(field(&mut b, "wb-sensitivity"), "graphic");
+    b.press("z", 2);
+    assert_eq!(field(&mut b, "wb-sensitivity"), "sensitive");
+    let redone = b.eval("window.casebookWorkbench.regions()[1].h");
+    assert!((redone.as_f64().unwrap() - 0.21).abs() < 1e-6, "{redone}");
+    // The preview at a published width, on request: the derivative at its own pixels.
+    let width = b.eval("document.getElementById('wb-width').options[1].value");
+    b.eval("(s => { s.value = s.options[1].value; s.dispatchEvent(new Event('change')); })(document.getElementById('wb-width'))");
+    b.wait_for(&format!("document.getElementById('wb-preview').dataset.width === {width} && document.getElementById('wb-preview').complete"));
+    let shown = b.eval("document.getElementById('wb-preview').naturalWidth");
+    let source_width = image::open(site.root().join("content/cases/c-001/b.jpg"))
+        .unwrap()
+        .width();
+    let want: u32 = width.as_str().unwrap().parse().unwrap();
+    assert_eq!(shown.as_u64().unwrap(), u64::from(want.min(source_width)));
+    b.eval("(s => { s.value = ''; s.dispatchEvent(new Event('change')); })(document.getElementById('wb-width'))");
     // Saved and marked reviewed: the case file gains exactly the two regions and the review.
     let before = std::fs::read_to_string(site.root().join(CASE)).unwrap();
+    let served_before = request_with(server.addr, "GET", "/cases/c-001/", &[]).text();
+    let mut events = crate::support::http::Events::subscribe(server.addr);
     let reviewer = b.eval("document.querySelector('input[autocomplete=name]').id");
     b.eval(&format!("document.getElementById({reviewer}).focus()"));
     b.type_text("A. Reviewer");
@@ -324,6 +364,21 @@ fn browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels() {
     );
     assert_eq!(&after[..at], &before[..at]);
     assert_eq!(&after[after.len() - (before.len() - at)..], &before[at..]);
+    // The preview's live reload names the case page, which now shows the new derivative.
+    events.next_naming("reload", "/cases/c-001/");
+    let served = request_with(server.addr, "GET", "/cases/c-001/", &[]).text();
+    let b_images = |page: &str| -> Vec<String> {
+        let mut names: Vec<String> = page
+            .split(['"', ' ', ',', '/'])
+            .filter(|s| s.starts_with("b.") && s.ends_with(".jpg") && !s.ends_with(".blur.jpg"))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    assert!(!b_images(&served).is_empty(), "{served}");
+    assert_ne!(b_images(&served), b_images(&served_before));
     // Built: both regions are the fill colour in the published pixels; with review
     // required, b.jpg passes and a.jpg (not reviewed) is named.
     site.build().success();
@@ -334,9 +389,23 @@ fn browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels() {
             let name = p.file_name().unwrap().to_string_lossy().to_string();
             name.starts_with("b.") && name.ends_with(".jpg") && !name.ends_with(".blur.jpg")
         })
-        .map(|p| image::open(p).unwrap().to_rgb8())
-        .max_by_key(|img| img.width())
+        .map(|p| {
+            let img = image::open(&p).unwrap().to_rgb8();
+            (p, img)
+        })
+        .max_by_key(|(_, img)| img.width())
         .expect("b.jpg's derivatives");
+    // What the preview serves is what the build publishes.
+    let name = published
+        .0
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    assert!(b_images(&served).contains(&name), "{name}");
+    let over_http = request_with(server.addr, "GET", &format!("/cases/c-001/{name}"), &[]);
+    assert_eq!(over_http.body, std::fs::read(&published.0).unwrap());
+    let published = published.1;
     let img = published;
     let (w, h) = (f64::from(img.width()), f64::from(img.height()));
     for r in saved.as_array().unwrap() {

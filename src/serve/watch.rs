@@ -150,6 +150,10 @@ mod tests {
             "a configured cache"
         );
         assert!(!source("/site/content/cases/x/.index.md.swp"));
+        // The workbench's own atomic save: only the rename onto the case file counts.
+        assert!(!source(
+            "/site/content/cases/x/.index.md.casebook-save-41-0.tmp"
+        ));
         assert!(!source("/site/content/cases/x/index.md~"));
         assert!(!source("/site/content/.git/objects/ab/cdef"));
         assert!(!source("/site/content/cases/.drafts/x.md"));

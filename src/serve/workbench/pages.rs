@@ -56,6 +56,10 @@ fn t(lang: &str, key: &str) -> &'static str {
         ("source", true) => "الأصل (غير محجوب، على هذا الجهاز فقط)",
         ("published", false) => "As published",
         ("published", true) => "كما سيُنشر",
+        ("photo", false) => "Photograph",
+        ("photo", true) => "الصورة",
+        ("in_queue", false) => "in this queue",
+        ("in_queue", true) => "في هذه القائمة",
         ("workbench", false) => "Workbench",
         ("workbench", true) => "منضدة الحجب",
         ("language", false) => "Language",
@@ -365,6 +369,7 @@ pub(crate) fn editor(
         "caption": row.caption,
         "reviewed": row.reviewed,
         "lang": l,
+        "widths": catalogue.config.as_ref().map(|c| c.images.widths.clone()).unwrap_or_default(),
         "sha256": super::save::file_sha256(&row.page),
         "translations": row.translations.iter().map(|t| serde_json::json!({
             "lang": t.lang,
@@ -388,7 +393,7 @@ pub(crate) fn editor(
         None => String::new(),
     };
     out += &format!(
-        "<header class=\"wb-bar\"><a href=\"{}?{}\">{}</a> {} {} <h1>{} · {}</h1></header>\
+        "<header class=\"wb-bar\"><a href=\"{}?{}\">{}</a> {} {} <h1>{} · {}</h1>{}</header>\
 <main id=\"wb-editor\"><script type=\"application/json\" id=\"wb-data\">{data}</script>\
 <div class=\"wb-panes\"><figure class=\"wb-pane\"><figcaption>{}</figcaption><div id=\"wb-stage\" class=\"wb-stage\">\
 <img id=\"wb-source\" alt=\"\" src=\"/__casebook/source/{}/{}?w=1600\"></div></figure>\
@@ -401,10 +406,36 @@ pub(crate) fn editor(
         nav(neighbour(1), "next", "next"),
         escape(&row.case),
         escape(&row.file),
+        counts(catalogue, l, at.map(|a| (a + 1, order.len()))),
         t(l, "source"),
         crate::html::percent_encode_path(&row.dir),
         enc(&row.file),
         t(l, "published"),
+    );
+    out
+}
+
+/// Where the editor is in the queue, and how much of the site is reviewed: "Photograph 17 of
+/// 312 in this queue · 312 of 55,000 reviewed".
+fn counts(catalogue: &Catalogue, l: &str, position: Option<(usize, usize)>) -> String {
+    let reviewed = catalogue.rows.iter().filter(|r| r.reviewed).count();
+    let mut out = String::from("<p class=\"wb-counts\" id=\"wb-counts\">");
+    if let Some((at, of)) = position {
+        out += &format!(
+            "{} {} {} {} {} · ",
+            t(l, "photo"),
+            at,
+            t(l, "of"),
+            of,
+            t(l, "in_queue")
+        );
+    }
+    out += &format!(
+        "{} {} {} {}</p>",
+        reviewed,
+        t(l, "of"),
+        catalogue.rows.len(),
+        t(l, "reviewed_of")
     );
     out
 }

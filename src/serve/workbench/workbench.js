@@ -18,14 +18,14 @@
     created: "أُنشئت المنطقة", deleted: "حُذفت المنطقة", moved: "نُقلت المنطقة", resized: "غُيّر حجم المنطقة",
     selected: "حُددت المنطقة", regions: "المناطق", updated: "حُدّثت المعاينة",
     sensitivity: "الحساسية", alt: "النص البديل", caption: "التعليق", save: "احفظ", review: "احفظ وعلّم أنها رُوجعت",
-    reviewer: "اسم المراجِع", saved: "حُفظ", reviewedNow: "حُفظ وعُلّم أنه رُوجع", needName: "اكتب اسم المراجِع أولاً", isReviewed: "مُراجَعة", notReviewed: "غير مُراجَعة", details: "الوصف", help: "مفاتيح: N منطقة جديدة، الأسهم للنقل، Alt مع الأسهم لتغيير الحجم، Shift لخطوة أكبر، Delete للحذف، M للطريقة، [ و ] للتنقل بين المناطق"
+    reviewer: "اسم المراجِع", width: "عرض المعاينة", asShown: "كما تُعرض", publishedWidth: "عرض منشور", saved: "حُفظ", reviewedNow: "حُفظ وعُلّم أنه رُوجع", needName: "اكتب اسم المراجِع أولاً", isReviewed: "مُراجَعة", notReviewed: "غير مُراجَعة", details: "الوصف", help: "مفاتيح: N منطقة جديدة، الأسهم للنقل، Alt مع الأسهم لتغيير الحجم، Shift لخطوة أكبر، Delete للحذف، M للطريقة، [ و ] للتنقل بين المناطق"
   } : {
     add: "Add region", del: "Delete region", undo: "Undo", redo: "Redo", zoomIn: "Zoom in", zoomOut: "Zoom out",
     fill: "fill", pixelate: "pixelate", method: "Method", region: "Region", none: "No region selected",
     created: "Region created", deleted: "Region deleted", moved: "Region moved", resized: "Region resized",
     selected: "Region selected", regions: "Regions", updated: "Preview updated",
     sensitivity: "Sensitivity", alt: "Alt text", caption: "Caption", save: "Save", review: "Save and mark reviewed",
-    reviewer: "Reviewer's name", saved: "Saved", reviewedNow: "Saved and marked reviewed", needName: "Write the reviewer's name first", isReviewed: "Reviewed", notReviewed: "Not reviewed", details: "Description", help: "Keys: N new region, arrows move, Alt+arrows resize, Shift for larger steps, Delete removes, M changes the method, [ and ] select the previous or next region"
+    reviewer: "Reviewer's name", width: "Preview width", asShown: "as shown", publishedWidth: "published", saved: "Saved", reviewedNow: "Saved and marked reviewed", needName: "Write the reviewer's name first", isReviewed: "Reviewed", notReviewed: "Not reviewed", details: "Description", help: "Keys: N new region, arrows move, Alt+arrows resize, Shift for larger steps, Delete removes, M changes the method, [ and ] select the previous or next region"
   };
   var regions = photo.regions.map(function (r) { return { x: r.x, y: r.y, w: r.w, h: r.h, method: r.method || "fill" }; });
   var selected = regions.length ? 0 : -1;
@@ -39,7 +39,17 @@
     r.x = round(r.x); r.y = round(r.y); r.w = round(r.w); r.h = round(r.h);
     return r;
   }
-  function snapshot() { return JSON.stringify(regions); }
+  // Undo and redo hold the regions and every field: a state is their JSON.
+  var fields = [];
+  function snapshot() {
+    return JSON.stringify({ r: regions, f: fields.map(function (x) { return x.value; }) });
+  }
+  function restore(state) {
+    var s = JSON.parse(state);
+    regions = s.r;
+    fields.forEach(function (x, i) { x.value = s.f[i]; });
+    selected = Math.min(selected, regions.length - 1);
+  }
   function remember() { past.push(snapshot()); future = []; }
   function say(text) { announce.textContent = ""; setTimeout(function () { announce.textContent = text; }, 30); }
   function describe(i) {
@@ -81,6 +91,24 @@
   button(T.redo, redo, "Control+Shift+Z");
   button(T.zoomIn, function () { setZoom(zoom * 1.5); });
   button(T.zoomOut, function () { setZoom(zoom / 1.5); });
+  // The preview at the width shown, or at one of the widths the site publishes.
+  var widthLabel = document.createElement("label");
+  widthLabel.textContent = T.width + " ";
+  var widthChoice = document.createElement("select");
+  widthChoice.id = "wb-width";
+  [""].concat(photo.widths).forEach(function (w) {
+    var o = document.createElement("option");
+    o.value = w; o.textContent = w ? w + " px (" + T.publishedWidth + ")" : T.asShown;
+    widthChoice.appendChild(o);
+  });
+  widthChoice.addEventListener("change", function () {
+    preview.classList.toggle("wb-natural", !!widthChoice.value);
+    // At its own pixels the preview may scroll: a keyboard can reach it.
+    if (widthChoice.value) preview.parentNode.tabIndex = 0; else preview.parentNode.removeAttribute("tabindex");
+    refresh();
+  });
+  widthLabel.appendChild(widthChoice);
+  tools.appendChild(widthLabel);
   tools.appendChild(list);
 
   function setZoom(z) { zoom = Math.min(Math.max(z, 1), 8); stage.style.width = (zoom * 100) + "%"; }
@@ -117,7 +145,7 @@
     clearTimeout(timer);
     timer = setTimeout(function () {
       var n = ++asked;
-      var width = Math.round(Math.min(preview.parentNode.clientWidth || 800, 2000) * (window.devicePixelRatio || 1));
+      var width = +widthChoice.value || Math.round(Math.min(preview.parentNode.clientWidth || 800, 2000) * (window.devicePixelRatio || 1));
       fetch("/__casebook/preview", {
         method: "POST",
         headers: { "Content-Type": "application/json", "X-Casebook-Token": token },
@@ -127,7 +155,8 @@
           if (n !== asked) return;
           var old = preview.src;
           preview.src = URL.createObjectURL(blob);
-          preview.dataset.regions = snapshot();
+          preview.dataset.regions = JSON.stringify(regions);
+          preview.dataset.width = width;
           if (old) URL.revokeObjectURL(old);
         }).catch(function () {});
     }, 120);
@@ -147,8 +176,8 @@
     selected = Math.min(selected, regions.length - 1);
     changed(T.deleted);
   }
-  function undo() { if (!past.length) return; future.push(snapshot()); regions = JSON.parse(past.pop()); selected = Math.min(selected, regions.length - 1); changed(T.undo); }
-  function redo() { if (!future.length) return; past.push(snapshot()); regions = JSON.parse(future.pop()); selected = Math.min(selected, regions.length - 1); changed(T.redo); }
+  function undo() { if (!past.length) return; future.push(snapshot()); restore(past.pop()); changed(T.undo); }
+  function redo() { if (!future.length) return; past.push(snapshot()); restore(future.pop()); changed(T.redo); }
 
   stage.addEventListener("keydown", function (e) {
     var step = e.shiftKey ? 0.05 : 0.01;
@@ -266,6 +295,28 @@
   var other = photo.translations.map(function (t) {
     return { t: t, alt: field(T.alt, t.alt, true, t.lang), caption: field(T.caption, t.caption, true, t.lang) };
   });
+  fields = [sens, alt, caption].concat(other.map(function (o) { return o.alt; }), other.map(function (o) { return o.caption; }));
+  // A field's edit is one step of undo, taken when it is committed (change).
+  var before = null;
+  fields.forEach(function (x) {
+    x.addEventListener("focus", function () { before = snapshot(); });
+    x.addEventListener("change", function () {
+      if (before !== null && before !== snapshot()) { past.push(before); future = []; }
+      before = snapshot();
+      if (x === sens) refresh();
+    });
+  });
+  form.addEventListener("keydown", function (e) {
+    var k = e.key;
+    if (!(e.ctrlKey || e.metaKey) || ["z", "Z", "y", "Y"].indexOf(k) < 0) return;
+    // Inside a text field the browser undoes typing; committed edits are undone from here
+    // once the field holds what it was committed with.
+    var x = e.target;
+    if (fields.indexOf(x) >= 0 && before !== null && JSON.parse(before).f[fields.indexOf(x)] !== x.value) return;
+    e.preventDefault();
+    if (k === "y" || k === "Y" || e.shiftKey) redo(); else undo();
+    before = snapshot();
+  });
   var who = field(T.reviewer, sessionStorage.getItem("casebook-reviewer"), false);
   who.autocomplete = "name";
   var state = document.createElement("p");
@@ -322,7 +373,7 @@
   saveButton.addEventListener("click", function () { save(false); });
   reviewButton.addEventListener("click", function () { save(true); });
 
-  window.casebookWorkbench = { regions: function () { return JSON.parse(snapshot()); }, token: token };
+  window.casebookWorkbench = { regions: function () { return JSON.parse(JSON.stringify(regions)); }, token: token };
   render();
   refresh();
 })();
