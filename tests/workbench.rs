@@ -644,3 +644,27 @@ fn browser_a_page_of_another_site_reads_no_source_and_saves_nothing() {
         "the case file changed"
     );
 }
+
+#[test]
+fn the_queue_lists_every_photograph_the_build_counts_in_every_language() {
+    // The bundled site: each case's translation gives only alt text and captions, but the
+    // Arabic methodology page writes its photograph's entry in full, regions and all: a
+    // photograph of its own, which `check` counts and the queue must list.
+    let site = crate::support::bundled();
+    let run = site.run(&["check"]);
+    run.success();
+    let out = format!("{}{}", run.stdout, run.stderr);
+    let total: usize = out
+        .split(" of ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    let server = start(&site);
+    let queue = request_with(server.addr, "GET", "/__casebook/photos/", &[]).text();
+    assert!(
+        queue.contains(&format!("id=\"wb-count\">{total} of {total} reviewed")),
+        "{total}: {queue}"
+    );
+    assert!(queue.contains("/__casebook/photos/ar/methodology/methodology-redaction-example.jpg"));
+}

@@ -63,7 +63,14 @@ impl Catalogue {
             if page.meta.lang == config.default_language || page.fallback {
                 continue;
             }
-            for spec in &page.meta.photos {
+            // An entry the translation wrote in full is a photograph of its own (below);
+            // a case's translation gives only the original's alt text and caption.
+            for spec in page
+                .meta
+                .photos
+                .iter()
+                .filter(|s| s.page != page.meta.source)
+            {
                 translated
                     .entry((page.meta.key.as_str(), spec.file.as_str()))
                     .or_default()
@@ -76,8 +83,9 @@ impl Catalogue {
             }
         }
         let mut rows = Vec::new();
+        // Every photograph the build counts: each entry of the page file that wrote it.
         for page in corpus.pages.iter() {
-            if page.meta.lang != config.default_language || page.meta.photos.is_empty() {
+            if page.fallback || page.meta.photos.is_empty() {
                 continue;
             }
             let dir = page.meta.path.trim_matches('/').to_string();
@@ -90,7 +98,12 @@ impl Catalogue {
                 .get(page.section)
                 .map(|s| s.dir.clone())
                 .unwrap_or_default();
-            for spec in &page.meta.photos {
+            for spec in page
+                .meta
+                .photos
+                .iter()
+                .filter(|s| s.page == page.meta.source)
+            {
                 let source_sha256 = state
                     .images
                     .get(spec)
