@@ -22,8 +22,9 @@ build_tools
 site="$work/site"
 target/release/examples/gen-corpus --cases "$cases" --photos 5 --photo-size 320x240 --out "$site" >/dev/null
 target/release/examples/gen-corpus --cases 1 --photos 1 --photo-size 6000x4000 --out "$work/big" >/dev/null
-big_case=$(cd "$site/content/cases" && ls | head -1)
-cp "$(find "$work/big/content/cases" -name '*.jpg' | head -1)" "$site/content/cases/$big_case/photo-1.jpg"
+for dir in "$site"/content/cases/*/; do big_case=$(basename "$dir"); break; done
+for big in "$work"/big/content/cases/*/photo-1.jpg; do break; done
+cp "$big" "$site/content/cases/$big_case/photo-1.jpg"
 echo "photographs: $(find "$site/content/cases" -name '*.jpg' | wc -l); 24 MP: cases/$big_case/photo-1.jpg"
 /usr/bin/time -f 'build (fills the image cache): %e s' "$bin" build --root "$site" >/dev/null
 

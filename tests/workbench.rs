@@ -440,6 +440,33 @@ fn browser_regions_drawn_by_mouse_and_keyboard_reach_the_published_pixels() {
     b.eval("document.getElementById('wb-stage').focus()");
     b.press("Delete", 0);
     b.wait_for("window.casebookWorkbench.regions().length === 1");
+    // A save over a change made on disk meanwhile is refused, shows that change, and the
+    // file keeps it.
+    let elsewhere = format!(
+        "{}\nA line written in another editor.\n",
+        std::fs::read_to_string(site.root().join(CASE)).unwrap()
+    );
+    std::fs::write(site.root().join(CASE), &elsewhere).unwrap();
+    b.eval("document.getElementById('wb-save').click()");
+    b.wait_for("!document.getElementById('wb-conflict').hidden");
+    let shown = b.eval("document.getElementById('wb-conflict').textContent");
+    assert!(
+        shown
+            .as_str()
+            .unwrap()
+            .contains("+ A line written in another editor."),
+        "{shown}"
+    );
+    assert!(
+        b.eval("document.getElementById('wb-status').textContent")
+            .as_str()
+            .unwrap()
+            .contains("changed on disk")
+    );
+    assert_eq!(
+        std::fs::read_to_string(site.root().join(CASE)).unwrap(),
+        elsewhere
+    );
     // In Arabic: right to left, its own words; Right moves a region left on screen.
     drop(server);
     let site = SiteTest::fixture("i18n")

@@ -357,6 +357,7 @@ pub(crate) fn editor(
             .and_then(|a| order.get(a))
             .map(|&j| editor_href(&catalogue.rows[j], &f))
     };
+    let (text, sha256) = super::save::file_text_and_sha256(&row.page);
     let data = serde_json::json!({
         "dir": row.dir,
         "file": row.file,
@@ -370,13 +371,18 @@ pub(crate) fn editor(
         "reviewed": row.reviewed,
         "lang": l,
         "widths": catalogue.config.as_ref().map(|c| c.images.widths.clone()).unwrap_or_default(),
-        "sha256": super::save::file_sha256(&row.page),
-        "translations": row.translations.iter().map(|t| serde_json::json!({
-            "lang": t.lang,
-            "alt": t.alt,
-            "caption": t.caption,
-            "sha256": super::save::file_sha256(&t.page),
-        })).collect::<Vec<_>>(),
+        "sha256": sha256,
+        "text": text,
+        "translations": row.translations.iter().map(|t| {
+            let (text, sha256) = super::save::file_text_and_sha256(&t.page);
+            serde_json::json!({
+                "lang": t.lang,
+                "alt": t.alt,
+                "caption": t.caption,
+                "sha256": sha256,
+                "text": text,
+            })
+        }).collect::<Vec<_>>(),
     });
     // `</` cannot end the script element early.
     let data = data.to_string().replace("</", "<\\/");

@@ -20,9 +20,16 @@ use crate::content::photos::Region;
 use crate::content::{Review, review_covers};
 
 /// The SHA-256 of a page file as it is on disk now (empty if it cannot be read).
-pub(crate) fn file_sha256(path: &Path) -> String {
+/// A page file's text and the SHA-256 of its bytes, read once: what the editor opened, so a
+/// save refused over a change made since can show the difference.
+pub(crate) fn file_text_and_sha256(path: &Path) -> (String, String) {
     std::fs::read(path)
-        .map(|b| crate::hashing::hex(&Sha256::digest(&b)))
+        .map(|b| {
+            (
+                String::from_utf8_lossy(&b).into_owned(),
+                crate::hashing::hex(&Sha256::digest(&b)),
+            )
+        })
         .unwrap_or_default()
 }
 
@@ -137,13 +144,16 @@ pub(super) fn save(catalogue: &Catalogue, body: &[u8]) -> Response {
         reviewed,
     };
     let mut saved = serde_json::Map::new();
+    let mut texts = serde_json::Map::new();
     let page = row.page.clone();
     let edited = std::fs::read_to_string(&page)
         .map_err(|e| e.to_string())
         .and_then(|text| edit_photo(&text, &row.file, &edit));
     match edited.map(|text| write_if_unchanged(&page, &asked.sha256, &text)) {
         Ok(Ok(())) => {
-            saved.insert(row.page_display.clone(), file_sha256(&page).into());
+            let (text, sha256) = file_text_and_sha256(&page);
+            saved.insert(row.page_display.clone(), sha256.into());
+            texts.insert(row.page_display.clone(), text.into());
         }
         Ok(Err(WriteError::Conflict { current })) => {
             return answer(
@@ -186,7 +196,9 @@ pub(super) fn save(catalogue: &Catalogue, body: &[u8]) -> Response {
         let shown = file.page.display().to_string();
         match edited.map(|text| write_if_unchanged(&file.page, &t.sha256, &text)) {
             Ok(Ok(())) => {
-                saved.insert(lang.clone(), file_sha256(&file.page).into());
+                let (text, sha256) = file_text_and_sha256(&file.page);
+                saved.insert(lang.clone(), sha256.into());
+                texts.insert(lang.clone(), text.into());
             }
             Ok(Err(WriteError::Conflict { current })) => {
                 return answer(
@@ -194,6 +206,7 @@ pub(super) fn save(catalogue: &Catalogue, body: &[u8]) -> Response {
                     serde_json::json!({
                         "error": format!("the {lang} file changed on disk since this editor opened it; the case file was saved, this language was not. Reload the editor, then make the change again."),
                         "current": current,
+                        "lang": lang,
                     }),
                 );
             }
@@ -203,5 +216,8 @@ pub(super) fn save(catalogue: &Catalogue, body: &[u8]) -> Response {
             Err(e) => return failed(StatusCode::UNPROCESSABLE_ENTITY, format!("{shown}: {e}")),
         }
     }
-    answer(StatusCode::OK, serde_json::json!({ "saved": saved }))
+    answer(
+        StatusCode::OK,
+        serde_json::json!({ "saved": saved, "texts": texts }),
+    )
 }

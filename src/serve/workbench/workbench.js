@@ -18,14 +18,14 @@
     created: "أُنشئت المنطقة", deleted: "حُذفت المنطقة", moved: "نُقلت المنطقة", resized: "غُيّر حجم المنطقة",
     selected: "حُددت المنطقة", regions: "المناطق", updated: "حُدّثت المعاينة",
     sensitivity: "الحساسية", alt: "النص البديل", caption: "التعليق", save: "احفظ", review: "احفظ وعلّم أنها رُوجعت",
-    reviewer: "اسم المراجِع", width: "عرض المعاينة", asShown: "كما تُعرض", publishedWidth: "عرض منشور", saved: "حُفظ", reviewedNow: "حُفظ وعُلّم أنه رُوجع", needName: "اكتب اسم المراجِع أولاً", isReviewed: "مُراجَعة", notReviewed: "غير مُراجَعة", details: "الوصف", help: "مفاتيح: N منطقة جديدة، الأسهم للنقل، Alt مع الأسهم لتغيير الحجم، Shift لخطوة أكبر، Delete للحذف، M للطريقة، [ و ] للتنقل بين المناطق"
+    reviewer: "اسم المراجِع", conflict: "ما تغيّر في الملف على القرص منذ فُتح المحرر:", width: "عرض المعاينة", asShown: "كما تُعرض", publishedWidth: "عرض منشور", saved: "حُفظ", reviewedNow: "حُفظ وعُلّم أنه رُوجع", needName: "اكتب اسم المراجِع أولاً", isReviewed: "مُراجَعة", notReviewed: "غير مُراجَعة", details: "الوصف", help: "مفاتيح: N منطقة جديدة، الأسهم للنقل، Alt مع الأسهم لتغيير الحجم، Shift لخطوة أكبر، Delete للحذف، M للطريقة، [ و ] للتنقل بين المناطق"
   } : {
     add: "Add region", del: "Delete region", undo: "Undo", redo: "Redo", zoomIn: "Zoom in", zoomOut: "Zoom out",
     fill: "fill", pixelate: "pixelate", method: "Method", region: "Region", none: "No region selected",
     created: "Region created", deleted: "Region deleted", moved: "Region moved", resized: "Region resized",
     selected: "Region selected", regions: "Regions", updated: "Preview updated",
     sensitivity: "Sensitivity", alt: "Alt text", caption: "Caption", save: "Save", review: "Save and mark reviewed",
-    reviewer: "Reviewer's name", width: "Preview width", asShown: "as shown", publishedWidth: "published", saved: "Saved", reviewedNow: "Saved and marked reviewed", needName: "Write the reviewer's name first", isReviewed: "Reviewed", notReviewed: "Not reviewed", details: "Description", help: "Keys: N new region, arrows move, Alt+arrows resize, Shift for larger steps, Delete removes, M changes the method, [ and ] select the previous or next region"
+    reviewer: "Reviewer's name", conflict: "What changed in the file on disk since the editor opened it:", width: "Preview width", asShown: "as shown", publishedWidth: "published", saved: "Saved", reviewedNow: "Saved and marked reviewed", needName: "Write the reviewer's name first", isReviewed: "Reviewed", notReviewed: "Not reviewed", details: "Description", help: "Keys: N new region, arrows move, Alt+arrows resize, Shift for larger steps, Delete removes, M changes the method, [ and ] select the previous or next region"
   };
   var regions = photo.regions.map(function (r) { return { x: r.x, y: r.y, w: r.w, h: r.h, method: r.method || "fill" }; });
   var selected = regions.length ? 0 : -1;
@@ -329,7 +329,11 @@
   saveButton.type = "button"; saveButton.id = "wb-save"; saveButton.textContent = T.save;
   var reviewButton = document.createElement("button");
   reviewButton.type = "button"; reviewButton.id = "wb-review"; reviewButton.textContent = T.review;
-  form.appendChild(saveButton); form.appendChild(reviewButton); form.appendChild(status);
+  // A save refused over a change made on disk since: what changed there, line by line.
+  var conflict = document.createElement("pre");
+  conflict.id = "wb-conflict"; conflict.hidden = true; conflict.tabIndex = 0;
+  conflict.setAttribute("aria-label", T.conflict);
+  form.appendChild(saveButton); form.appendChild(reviewButton); form.appendChild(status); form.appendChild(conflict);
   tools.parentNode.insertBefore(form, announce);
   var saved = { regions: JSON.stringify(photo.regions.map(function (r) { return { x: r.x, y: r.y, w: r.w, h: r.h, method: r.method || "fill" }; })) };
 
@@ -356,11 +360,21 @@
       body: JSON.stringify(body)
     }).then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); })
       .then(function (a) {
-        if (!a.ok) { status.textContent = a.j.error; return; }
-        var files = a.j.saved;
+        conflict.hidden = true;
+        if (!a.ok) {
+          status.textContent = a.j.error;
+          if (a.j.current !== undefined) {
+            var opened = !a.j.lang ? photo.text : (other.filter(function (o) { return o.t.lang === a.j.lang; })[0] || { t: { text: "" } }).t.text;
+            conflict.textContent = T.conflict + "\n" + lineDiff(opened, a.j.current);
+            conflict.hidden = false;
+          }
+          return;
+        }
+        var files = a.j.saved, texts = a.j.texts || {};
+        if (texts[photo.page] !== undefined) photo.text = texts[photo.page];
         if (files[photo.page]) photo.sha256 = files[photo.page];
         other.forEach(function (o) {
-          if (files[o.t.lang]) { o.t.sha256 = files[o.t.lang]; o.t.alt = o.alt.value; o.t.caption = o.caption.value; }
+          if (files[o.t.lang]) { o.t.sha256 = files[o.t.lang]; o.t.text = texts[o.t.lang]; o.t.alt = o.alt.value; o.t.caption = o.caption.value; }
         });
         var changedPixels = body.regions !== undefined || body.sensitivity !== undefined;
         saved.regions = JSON.stringify(regions);
@@ -369,6 +383,25 @@
         state.textContent = photo.reviewed ? T.isReviewed : T.notReviewed;
         status.textContent = review ? T.reviewedNow : T.saved;
       }).catch(function (e) { status.textContent = String(e); });
+  }
+  // The lines of `b` not in `a` (+) and of `a` not in `b` (-), in order, with two lines of
+  // context: a longest common subsequence of lines (case files are short).
+  function lineDiff(a, b) {
+    var x = a.split("\n"), y = b.split("\n"), n = x.length, m = y.length, i, j;
+    var L = [];
+    for (i = 0; i <= n; i++) { L.push(new Array(m + 1).fill(0)); }
+    for (i = n - 1; i >= 0; i--) for (j = m - 1; j >= 0; j--) L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+    var ops = [];
+    for (i = 0, j = 0; i < n || j < m;) {
+      if (i < n && j < m && x[i] === y[j]) { ops.push(["  ", x[i]]); i++; j++; }
+      else if (j < m && (i >= n || L[i][j + 1] >= L[i + 1][j])) { ops.push(["+ ", y[j]]); j++; }
+      else { ops.push(["- ", x[i]]); i++; }
+    }
+    var keep = ops.map(function (op, k) {
+      for (var d = -2; d <= 2; d++) { var o = ops[k + d]; if (o && o[0] !== "  ") return true; }
+      return false;
+    });
+    return ops.filter(function (op, k) { return keep[k]; }).map(function (op) { return op[0] + op[1]; }).join("\n");
   }
   saveButton.addEventListener("click", function () { save(false); });
   reviewButton.addEventListener("click", function () { save(true); });
