@@ -1,5 +1,6 @@
 //! The house keeps its shape: every `crate::` path in `src/` points to a lower floor of the
-//! table in CONTRIBUTING.md (section "Layers"). A failure names the file and line.
+//! table in CONTRIBUTING.md (section "Layers"), and no file there passes 750 lines. A failure
+//! names the file (and the line of an import).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -199,6 +200,45 @@ fn the_check_catches_upward_sideways_and_unplaced_imports() {
             "src/config/mod.rs:1: `config` (floor 1) uses `crate::output` (floor 1): a module may use only lower floors; move what it needs down",
             "src/newcomer.rs: module `newcomer` is not placed in the layers table of CONTRIBUTING.md",
             "src/error.rs:1: `crate::nowhere` is not placed in the layers table of CONTRIBUTING.md",
+        ]
+    );
+}
+
+/// A room a reader can take in at one sitting: no file of `src/` over this many lines.
+const MAX_LINES: usize = 750;
+
+/// Each file over `MAX_LINES`, with its count and what to do.
+fn oversized(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(_, text)| text.lines().count() > MAX_LINES)
+        .map(|(path, text)| {
+            format!(
+                "src/{path}: {} lines, over {MAX_LINES}: split it by responsibility (a module of its own, or a `_tests.rs` beside it)",
+                text.lines().count()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn no_source_file_passes_750_lines() {
+    let problems = oversized(&sources(&repo_root().join("src")));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_size_check_names_a_file_one_line_over() {
+    let at_limit = "x\n".repeat(MAX_LINES);
+    let over = "x\n".repeat(MAX_LINES + 1);
+    let files = [
+        ("site/mod.rs".to_string(), at_limit),
+        ("search/mod.rs".to_string(), over),
+    ];
+    assert_eq!(
+        oversized(&files),
+        [
+            "src/search/mod.rs: 751 lines, over 750: split it by responsibility (a module of its own, or a `_tests.rs` beside it)"
         ]
     );
 }
