@@ -19,9 +19,9 @@ use crate::config::Sensitivity;
 use crate::content::photos::Region;
 use crate::content::{Review, review_covers};
 
-/// The SHA-256 of a page file as it is on disk now (empty if it cannot be read).
-/// A page file's text and the SHA-256 of its bytes, read once: what the editor opened, so a
-/// save refused over a change made since can show the difference.
+/// A page file's text and the SHA-256 of its bytes as they are on disk now, read once
+/// (both empty if it cannot be read): what the editor opened, so a save refused over a
+/// change made since can show the difference.
 pub(crate) fn file_text_and_sha256(path: &Path) -> (String, String) {
     std::fs::read(path)
         .map(|b| {
