@@ -51,6 +51,30 @@ test("same name or only alike", () => {
   }
 });
 
+test("the weights of name matches are the ones docs/search.md gives", () => {
+  search.setNameRules(vectors.name_rules);
+  const docs = readFileSync(join(root, "docs/search.md"), "utf8");
+  const weight = (row) => {
+    const line = docs.split("\n").find((l) => l.startsWith(`| ${row} |`));
+    assert.ok(line, `docs/search.md has the row "${row}"`);
+    return Number(line.split("|")[3].trim());
+  };
+  const key = (w) => search.nameKey(search.normalize(w));
+  const q = key("Mohammed");
+  const rows = [
+    ["the same name, same script", "Muhammad"],
+    ["the same name, the other script", "محمد"],
+    ["a near name, the other script", "محمود"],
+    ["a near name, same script", "Mahmoud"],
+  ];
+  for (const [row, word] of rows) {
+    const t = key(word);
+    const same = search.sameName(q, t);
+    assert.equal(same, row.startsWith("the same name"), `${word}: ${row}`);
+    assert.equal(search.keyWeight(q, t, same), weight(row), `${word}: ${row}`);
+  }
+});
+
 test("written dates in queries", () => {
   for (const v of vectors.query_dates) assert.deepEqual(search.queryTerms(v.input), v.output, v.input);
 });

@@ -789,6 +789,7 @@
   api.normalize = normalize;
   api.nameKey = nameKey;
   api.sameName = sameName;
+  api.keyWeight = keyWeight;
   api.setNameRules = setNameRules;
   api.editDistance = editDistance;
   api.stopWords = STOP;
