@@ -199,8 +199,6 @@ fn options(current: &str, values: &[(&str, &str)]) -> String {
 pub(crate) fn queue(catalogue: &Catalogue, query: &[(String, String)]) -> String {
     let f = Filters::of(catalogue, query);
     let l = f.lang.as_str();
-    let total = catalogue.rows.len();
-    let reviewed = catalogue.rows.iter().filter(|r| r.reviewed).count();
     let shown: Vec<&Row> = catalogue.rows.iter().filter(|r| f.admits(r)).collect();
     let pages = shown.len().div_ceil(PAGE_SIZE).max(1);
     let page = f.page.min(pages);
@@ -209,10 +207,9 @@ pub(crate) fn queue(catalogue: &Catalogue, query: &[(String, String)]) -> String
     sections.dedup();
     let mut out = head(l, t(l, "photos"));
     out += &format!(
-        "<header class=\"wb-bar\"><h1>{}</h1><p id=\"wb-count\">{reviewed} {} {total} {}</p>{}</header><main>",
+        "<header class=\"wb-bar\"><h1>{}</h1><p id=\"wb-count\">{}</p>{}</header><main>",
         t(l, "photos"),
-        t(l, "of"),
-        t(l, "reviewed_of"),
+        reviewed_of(catalogue, l),
         languages(catalogue, &f)
     );
     let section_options: Vec<(&str, &str)> = std::iter::once(("", t(l, "all")))
@@ -424,7 +421,6 @@ pub(crate) fn editor(
 /// Where the editor is in the queue, and how much of the site is reviewed: "Photograph 17 of
 /// 312 in this queue · 312 of 55,000 reviewed".
 fn counts(catalogue: &Catalogue, l: &str, position: Option<(usize, usize)>) -> String {
-    let reviewed = catalogue.rows.iter().filter(|r| r.reviewed).count();
     let mut out = String::from("<p class=\"wb-counts\" id=\"wb-counts\">");
     if let Some((at, of)) = position {
         out += &format!(
@@ -436,12 +432,18 @@ fn counts(catalogue: &Catalogue, l: &str, position: Option<(usize, usize)>) -> S
             t(l, "in_queue")
         );
     }
-    out += &format!(
-        "{} {} {} {}</p>",
-        reviewed,
+    out += &reviewed_of(catalogue, l);
+    out += "</p>";
+    out
+}
+
+/// "312 of 55000 reviewed": the queue's count and the editor's.
+fn reviewed_of(catalogue: &Catalogue, l: &str) -> String {
+    let reviewed = catalogue.rows.iter().filter(|r| r.reviewed).count();
+    format!(
+        "{reviewed} {} {} {}",
         t(l, "of"),
         catalogue.rows.len(),
         t(l, "reviewed_of")
-    );
-    out
+    )
 }
