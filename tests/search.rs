@@ -393,6 +393,11 @@ fn browser_search_over_http() {
     b.eval("document.querySelector('.search-filters > summary').click()");
     b.wait_for("document.querySelector('input[name=branch][value=\"s1\"]').labels[0].querySelector('.count').textContent !== ''");
     assert!(b.eval(facets_fetched) == true);
+    // The reader's choice is remembered on the device.
+    assert_eq!(
+        b.eval("localStorage.getItem('casebook-search-filters')"),
+        "open"
+    );
 
     // A facet narrows the results to its count, and the other facets' counts change.
     let branch_s1 = count_of(&mut b, "branch", "s1");

@@ -864,8 +864,9 @@
     filters.appendChild(summary);
     var OPEN_KEY = "casebook-search-filters";
     try { filters.open = root.localStorage.getItem(OPEN_KEY) === "open"; } catch (e) { /* storage off */ }
-    filters.addEventListener("toggle", function () {
-      try { root.localStorage.setItem(OPEN_KEY, filters.open ? "open" : "closed"); } catch (e) { /* storage off */ }
+    // The reader's own choice only (a click, Enter or Space on the summary), not a link's.
+    summary.addEventListener("click", function () {
+      try { root.localStorage.setItem(OPEN_KEY, filters.open ? "closed" : "open"); } catch (e) { /* storage off */ }
     });
     facetBox.appendChild(filters);
     var boxes = meta.facets.map(function (f, fi) {
