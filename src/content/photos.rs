@@ -47,6 +47,20 @@ pub(crate) struct PhotoSpec {
     pub(crate) page: PathBuf,
     pub(crate) index: usize,
     pub(crate) line: usize,
+    /// The source's path and the regions, independent of the source's contents: the same
+    /// file with the same redactions is one image job, wherever it is used. Made once when
+    /// the file is parsed, as every rebuild looks each photograph up by it.
+    pub(crate) key: String,
+}
+
+/// `PhotoSpec::key` of a source shown at `display` with `redact`.
+fn photo_key(display: &Path, redact: &[Region]) -> String {
+    use std::fmt::Write as _;
+    let mut key = display.to_string_lossy().into_owned();
+    for r in redact {
+        let _ = write!(key, "|{:?}:{}:{}:{}:{}", r.method, r.x, r.y, r.w, r.h);
+    }
+    key
 }
 
 /// A redaction region in fractions of the (upright) image's width and height.
@@ -232,8 +246,10 @@ pub(crate) fn parse(value: &toml::Value, at: Site, diags: &mut Vec<Diagnostic>) 
         let (Some(file), Some(alt), Some(source)) = (file, alt, source) else {
             continue;
         };
+        let display = display_dir.join(file);
         out.push(PhotoSpec {
-            display: display_dir.join(file),
+            key: photo_key(&display, &redact),
+            display,
             file: file.to_string(),
             source,
             alt: alt.to_string(),

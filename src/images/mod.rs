@@ -11,6 +11,7 @@ pub(crate) mod decode;
 pub(crate) mod fill;
 mod jpeg_scans;
 mod jpeg_seal;
+mod kept;
 pub(crate) mod pipeline;
 mod review;
 pub(crate) mod workbench;
@@ -32,6 +33,7 @@ use crate::content::photos::{PhotoSpec, Region};
 use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::hashing::hex;
 use crate::output::{Data, Output, Prior};
+pub(crate) use kept::{Kept, run_kept};
 pub use review::{Reviews, Unreviewed};
 
 /// Changing how pixels are produced must change every cache key.
@@ -66,10 +68,11 @@ pub(crate) struct PhotoOutput {
     pub(crate) quality: u8,
 }
 
-/// Every photograph of the site, looked up by `spec_key`.
+/// Every photograph of the site, looked up by `PhotoSpec::key`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ImageSet {
-    photos: crate::output::PathMap<PhotoOutput>,
+    /// Shared, so that a rebuild in `serve` keeps what it did not change without a copy.
+    photos: crate::output::PathMap<Arc<PhotoOutput>>,
     /// How many were derived by this run rather than found in the cache.
     pub(crate) derived: usize,
     /// What the build should be told: a discarded cache index, a damaged cache file.
@@ -120,7 +123,15 @@ impl fmt::Display for Shard {
 
 impl ImageSet {
     pub(crate) fn get(&self, spec: &PhotoSpec) -> Option<&PhotoOutput> {
-        self.photos.get(&spec_key(spec))
+        self.photos.get(&spec.key).map(Arc::as_ref)
+    }
+
+    /// Whether `other` publishes `spec` as this set does (the same output, kept or equal).
+    pub(crate) fn same_for(&self, other: &ImageSet, spec: &PhotoSpec) -> bool {
+        match (self.photos.get(&spec.key), other.photos.get(&spec.key)) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            (a, b) => a.is_none() && b.is_none(),
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -129,7 +140,7 @@ impl ImageSet {
 
     /// Sorted by the path of the largest derivative, for deterministic output.
     pub(crate) fn all(&self) -> Vec<&PhotoOutput> {
-        let mut v: Vec<&PhotoOutput> = self.photos.values().collect();
+        let mut v: Vec<&PhotoOutput> = self.photos.values().map(Arc::as_ref).collect();
         v.sort_by(|a, b| a.placeholder.path.cmp(&b.placeholder.path));
         v
     }
@@ -147,15 +158,8 @@ impl ImageSet {
         let mut out: Vec<Output> = self
             .photos
             .values()
-            .flat_map(|p| p.sizes.iter().chain(std::iter::once(&p.placeholder)))
-            .map(|img| Output {
-                path: img.path.trim_start_matches('/').to_string(),
-                data: Data::Cached {
-                    file: img.cache_file.clone(),
-                    sha256: img.sha256.clone(),
-                    size: img.size,
-                },
-            })
+            .flat_map(|p| files_of(p))
+            .map(output_of)
             .collect();
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out.dedup_by(|a, b| a.path == b.path);
@@ -163,15 +167,24 @@ impl ImageSet {
     }
 }
 
-/// Identifies a photo entry independently of the source's contents: the same file with
-/// the same redactions is one job, wherever it is used.
-fn spec_key(spec: &PhotoSpec) -> String {
-    use std::fmt::Write as _;
-    let mut key = spec.display.to_string_lossy().into_owned();
-    for r in &spec.redact {
-        let _ = write!(key, "|{:?}:{}:{}:{}:{}", r.method, r.x, r.y, r.w, r.h);
+/// The files a photograph publishes: each size, then the placeholder.
+fn files_of(photo: &PhotoOutput) -> impl Iterator<Item = &Published> {
+    photo
+        .sizes
+        .iter()
+        .chain(std::iter::once(&photo.placeholder))
+}
+
+/// A published image as an output file, copied from the cache.
+fn output_of(img: &Published) -> Output {
+    Output {
+        path: img.path.trim_start_matches('/').to_string(),
+        data: Data::Cached {
+            file: img.cache_file.clone(),
+            sha256: img.sha256.clone(),
+            size: img.size,
+        },
     }
-    key
 }
 
 /// A callback told `(done, total)` as photographs are derived, so a front end can show
@@ -240,25 +253,31 @@ pub(crate) fn run_shard(
     ))
 }
 
-/// Every photo entry of the corpus as one job per `spec_key`.
+/// Every photo entry of the corpus as one job per `PhotoSpec::key`.
 fn plan<'a>(config: &Config, corpus: &'a Corpus) -> BTreeMap<String, Job<'a>> {
     let mut jobs: BTreeMap<String, Job> = BTreeMap::new();
     for meta in corpus.metas() {
         for spec in &meta.photos {
             // The first page (default language first) publishes; translations link to it.
-            jobs.entry(spec_key(spec)).or_insert_with(|| Job {
+            jobs.entry(spec.key.clone()).or_insert_with(|| Job {
                 spec,
-                dir: if meta.lang == config.default_language {
-                    meta.path.clone()
-                } else {
-                    meta.path
-                        .strip_prefix(&config.language_prefix(&meta.lang))
-                        .map_or_else(|| meta.path.clone(), |rest| format!("/{rest}"))
-                },
+                dir: publish_dir(config, meta),
             });
         }
     }
     jobs
+}
+
+/// The URL folder a page's photographs are published in: the page's own, in the default
+/// language's tree.
+fn publish_dir(config: &Config, meta: &crate::content::Meta) -> String {
+    if meta.lang == config.default_language {
+        meta.path.clone()
+    } else {
+        meta.path
+            .strip_prefix(&config.language_prefix(&meta.lang))
+            .map_or_else(|| meta.path.clone(), |rest| format!("/{rest}"))
+    }
 }
 
 fn derive_all(
@@ -271,15 +290,55 @@ fn derive_all(
     if jobs.is_empty() && shard.is_none() {
         return Ok(ImageSet::default());
     }
-    let cache_dir = config.root.join(&config.images.cache_dir);
-    let mut cache = cache::Cache::open(&cache_dir);
+    let mut cache = cache::Cache::open(&config.root.join(&config.images.cache_dir));
+    let resolved = resolve(config, &mut cache, &jobs, progress, prior);
+    cache.save(shard);
+    resolved.finish(crate::output::PathMap::default())
+}
+
+/// What `resolve` made of a set of jobs.
+struct Resolution {
+    results: Vec<Resolved>,
+    derived: usize,
+    warnings: Vec<Diagnostic>,
+}
+
+impl Resolution {
+    /// The image set of `photos` (photographs resolved before) and these results, or every
+    /// photograph's error.
+    fn finish(self, mut photos: crate::output::PathMap<Arc<PhotoOutput>>) -> Result<ImageSet> {
+        let mut diags = Diagnostics::default();
+        for (key, r) in self.results {
+            match r {
+                Ok(p) => {
+                    photos.insert(key, Arc::new(p));
+                }
+                Err(d) => diags.push(d),
+            }
+        }
+        diags.finish(ImageSet {
+            photos,
+            derived: self.derived,
+            warnings: self.warnings,
+        })
+    }
+}
+
+/// Resolves every job from `cache`, deriving what it lacks.
+fn resolve(
+    config: &Config,
+    cache: &mut cache::Cache,
+    jobs: &BTreeMap<String, Job>,
+    progress: Option<&Progress>,
+    prior: Option<&Prior>,
+) -> Resolution {
     let budget = budget::Budget::new(config.images.max_memory);
     // What the cache holds is resolved first, so that the progress counts only the
     // photographs derived: its rate and time left then hold on a run that is mostly cached.
     type Work<'a, 'b> = (String, &'b Job<'a>, Option<String>);
     let (mut results, work): (Vec<Resolved>, Vec<Work>) =
         jobs.par_iter()
-            .partition_map(|(key, job)| match from_cache(config, &cache, job) {
+            .partition_map(|(key, job)| match from_cache(config, cache, job) {
                 Lookup::Done(r) => Either::Left((key.clone(), r)),
                 Lookup::Derive(known) => Either::Right((key.clone(), job, known)),
             });
@@ -291,7 +350,7 @@ fn derive_all(
     }
     // A worker's bytes pass from one photograph to its next (budget.rs).
     results.extend(budget.each(&work, |keeper, (key, job, known)| {
-        let r = derive_one(config, &cache, keeper, job, known.clone(), &derived);
+        let r = derive_one(config, cache, keeper, job, known.clone(), &derived);
         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(progress) = progress {
             (progress.0)(done, total);
@@ -302,29 +361,18 @@ fn derive_all(
     if let Some(prior) = prior {
         let damaged = Damaged {
             config,
-            cache: &cache,
+            cache,
             budget: &budget,
-            jobs: &jobs,
+            jobs,
             derived: &derived,
         };
         warnings.extend(damaged.recheck(&mut results, prior));
     }
-    cache.save(shard);
-    let mut diags = Diagnostics::default();
-    let mut photos = crate::output::PathMap::default();
-    for (key, r) in results {
-        match r {
-            Ok(p) => {
-                photos.insert(key, p);
-            }
-            Err(d) => diags.push(d),
-        }
-    }
-    diags.finish(ImageSet {
-        photos,
+    Resolution {
+        results,
         derived: derived.into_inner(),
         warnings,
-    })
+    }
 }
 
 type Resolved = (String, std::result::Result<PhotoOutput, Diagnostic>);

@@ -53,7 +53,7 @@ pub(crate) fn changed_pages(
                     || b.meta
                         .photos
                         .iter()
-                        .any(|spec| old_images.get(spec) != new_images.get(spec))
+                        .any(|spec| !old_images.same_for(new_images, spec))
             })
             .collect(),
     )
