@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use casebook::serve::{ServeOptions, Server, Session};
@@ -268,6 +269,95 @@ fn incremental_rebuilds_equal_full_builds_after_every_kind_of_edit() {
         edit(root, "casebook.toml", "title = \"", "title = \"Renamed ");
         vec!["casebook.toml"]
     });
+    drop(edits.site);
+}
+
+/// The published image files (`.jpg`) among a rebuild's changed paths.
+fn changed_images(update: &casebook::serve::Update) -> Vec<&str> {
+    (update.changed.iter())
+        .filter(|p| p.ends_with(".jpg"))
+        .map(String::as_str)
+        .collect()
+}
+
+#[test]
+fn a_photograph_edit_rebuilds_that_photograph_alone_and_the_next_build_finds_it_cached() {
+    let mut edits = Edits::new(bundled());
+    let only = |update: &casebook::serve::Update, prefix: &str| {
+        let images = changed_images(update);
+        assert!(!images.is_empty(), "{prefix}: no image changed");
+        assert!(
+            images.iter().all(|p| p.starts_with(prefix)),
+            "{prefix}: {images:?}"
+        );
+    };
+    let update = edits.step("a redaction region moved", |root| {
+        edit(
+            root,
+            "content/cases/syn-0002/index.md",
+            "redact = [ { x = 0.30, y = 0.08, w = 0.40, h = 0.30 } ]",
+            "redact = [ { x = 0.30, y = 0.08, w = 0.40, h = 0.35 } ]",
+        );
+        vec!["content/cases/syn-0002/index.md"]
+    });
+    only(&update, "cases/syn-0002/photo-1.");
+    let update = edits.step("a source replaced under the same name", |root| {
+        std::fs::copy(
+            root.join("content/cases/syn-0003/photo-1.jpg"),
+            root.join("content/cases/syn-0002/photo-2.jpg"),
+        )
+        .unwrap();
+        vec!["content/cases/syn-0002/photo-2.jpg"]
+    });
+    only(&update, "cases/syn-0002/photo-2.");
+    let update = edits.step("a region set back as it was", |root| {
+        edit(
+            root,
+            "content/cases/syn-0002/index.md",
+            "h = 0.35 }",
+            "h = 0.30 }",
+        );
+        vec!["content/cases/syn-0002/index.md"]
+    });
+    only(&update, "cases/syn-0002/photo-1.");
+    let update = edits.step("a photograph entry removed", |root| {
+        let path = root.join("content/cases/syn-0002/index.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let start = text.find("[[photos]]\nfile = \"photo-3.jpg\"").unwrap();
+        let end = start + text[start..].find("\n+++").unwrap();
+        std::fs::write(&path, format!("{}{}", &text[..start], &text[end..])).unwrap();
+        vec!["content/cases/syn-0002/index.md"]
+    });
+    only(&update, "cases/syn-0002/photo-3.");
+    // What serve derived is in the image cache's index (no full build saves it here): a
+    // build derives nothing again.
+    edit(
+        &edits.root,
+        "content/cases/syn-0002/index.md",
+        "h = 0.30 }",
+        "h = 0.33 }",
+    );
+    let page = edits.root.join("content/cases/syn-0002/index.md");
+    edits.session.build_all(&[page]).unwrap();
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let progress = {
+        let told = told.clone();
+        casebook::Progress(Arc::new(move |done, total| {
+            told.lock().unwrap().push((done, total))
+        }))
+    };
+    casebook::build(&casebook::BuildOptions {
+        root: edits.root.clone(),
+        output: Some(edits.root.join("built")),
+        progress: Some(progress),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(
+        *told.lock().unwrap(),
+        [(0, 0)],
+        "the build derived photographs"
+    );
     drop(edits.site);
 }
 

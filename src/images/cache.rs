@@ -322,21 +322,58 @@ impl Cache {
         if shard.is_none() && self.shard_indexes.is_empty() && same {
             return;
         }
-        if std::fs::create_dir_all(&self.dir).is_err() {
-            return;
-        }
-        let Ok(bytes) = serde_json::to_vec(&*index) else {
-            return;
-        };
-        let tmp = self.dir.join(format!(".index.{}.tmp", std::process::id()));
         let name = shard.map_or_else(|| INDEX.to_string(), shard_index_name);
-        let saved = std::fs::write(&tmp, bytes).is_ok()
-            && std::fs::rename(&tmp, self.dir.join(name)).is_ok();
-        if saved && shard.is_none() {
+        if self.write(&index, &name) && shard.is_none() {
             for shard in &self.shard_indexes {
                 let _ = std::fs::remove_file(shard);
             }
         }
+    }
+
+    /// Makes what this run used the index the next run looks up, for `serve`, which keeps
+    /// one cache open across rebuilds: after a full run (`keep_previous` false) in place of
+    /// the index it read, after a partial one on top of it. Returns whether the run added
+    /// anything the saved index lacks (`save_kept` then writes it).
+    pub(super) fn roll_over(&mut self, keep_previous: bool) -> bool {
+        let grown = std::mem::take(self.grown.get_mut());
+        let fresh = Index {
+            version: super::PIPELINE_VERSION.into(),
+            ..Index::default()
+        };
+        let used = std::mem::replace(
+            self.current.get_mut().unwrap_or_else(|p| p.into_inner()),
+            fresh,
+        );
+        if keep_previous {
+            self.previous.sources.extend(used.sources);
+            self.previous.jobs.extend(used.jobs);
+        } else {
+            self.previous = used;
+            // `save` removed them.
+            self.shard_indexes.clear();
+        }
+        let written = std::mem::take(self.written.get_mut().unwrap_or_else(|p| p.into_inner()));
+        self.present
+            .extend(written.iter().filter_map(|h| crate::hashing::unhex(h)));
+        grown
+    }
+
+    /// Saves the index the next run looks up (see `roll_over`): everything the runs of
+    /// this cache used, so that the next `build` finds what `serve` derived.
+    pub(super) fn save_kept(&self) {
+        self.write(&self.previous, INDEX);
+    }
+
+    /// Writes `index` as `name`, atomically; whether it was.
+    fn write(&self, index: &Index, name: &str) -> bool {
+        if std::fs::create_dir_all(&self.dir).is_err() {
+            return false;
+        }
+        let Ok(bytes) = serde_json::to_vec(index) else {
+            return false;
+        };
+        let tmp = self.dir.join(format!(".index.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, self.dir.join(name)).is_ok()
     }
 }
 

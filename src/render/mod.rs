@@ -474,8 +474,34 @@ impl<'a> Renderer<'a> {
     /// (hashed now, read beneath the site's folder).
     pub(crate) fn page_assets(&self) -> Result<Vec<Output>> {
         let mut outputs = self.images.outputs();
-        let assets: Vec<Output> = self
-            .corpus
+        outputs.extend(self.attachments()?);
+        Ok(outputs)
+    }
+
+    /// What `page_assets` changed since a build of `old_corpus` with `old_images` (from which
+    /// this build's images were made, `serve`): the paths no longer made, and the outputs
+    /// of the photographs not kept as they were and of every attachment.
+    pub(crate) fn page_assets_since(
+        &self,
+        old_corpus: &Corpus,
+        old_images: &ImageSet,
+    ) -> Result<(Vec<String>, Vec<Output>)> {
+        let (mut gone, mut outputs) = self.images.outputs_since(old_images);
+        let attachments = self.attachments()?;
+        let now: std::collections::HashSet<&str> =
+            attachments.iter().map(|o| o.path.as_str()).collect();
+        gone.extend(
+            (old_corpus.assets.iter())
+                .filter(|a| !now.contains(a.output.as_str()))
+                .map(|a| a.output.clone()),
+        );
+        outputs.extend(attachments);
+        Ok((gone, outputs))
+    }
+
+    /// The pages' attachments, copied as they are.
+    fn attachments(&self) -> Result<Vec<Output>> {
+        self.corpus
             .assets
             .par_iter()
             .map(|asset| {
@@ -484,9 +510,7 @@ impl<'a> Renderer<'a> {
                     data: Data::Copy(Copied::of(&self.config.root, &asset.source)?),
                 })
             })
-            .collect::<Result<_>>()?;
-        outputs.extend(assets);
-        Ok(outputs)
+            .collect()
     }
 
     /// The theme's and site's static files, scripts minified. Files of the site's or a

@@ -69,4 +69,28 @@ impl Merge {
         }
         now
     }
+
+    /// Brings a step's outputs up to date from what changed since `before` (its paths last
+    /// time): drops each `gone` path it does not make again and puts `outputs`; returns its
+    /// paths now.
+    pub(super) fn patch(
+        &mut self,
+        before: &PathSet,
+        gone: Vec<String>,
+        outputs: Vec<Output>,
+    ) -> PathSet {
+        let mut now = before.clone();
+        let made: PathSet = outputs.iter().map(|o| o.path.clone()).collect();
+        for path in gone {
+            if !made.contains(&path) && now.remove(&path) {
+                self.files.remove(&path);
+                self.note(&path);
+            }
+        }
+        now.extend(made);
+        for out in outputs {
+            self.put(out);
+        }
+        now
+    }
 }

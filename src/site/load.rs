@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::content::{Corpus, ParseCache};
 use crate::error::{Diagnostic, Error, Result};
 use crate::images::{self, ImageSet};
+use crate::output::Prior;
 use crate::render;
 
 /// Loads the content with every problem found in it: the files' own and, when there are
@@ -26,6 +27,34 @@ pub(super) fn load_content(
         diags.extend(render::markdown_link_errors(config, &corpus));
     }
     Ok((corpus, diags))
+}
+
+/// The photographs of a build. The output folder as found (`prior`) tells which cache files
+/// it is about to gain: those are checked before they are published. `serve` passes what it
+/// `kept` of the image stage, and the `last` build's images with the paths changed since.
+pub(super) fn images(
+    options: &BuildOptions,
+    config: &Config,
+    corpus: &Corpus,
+    prior: Option<&Prior>,
+    kept: Option<&mut images::Kept>,
+    last: Option<(&ImageSet, &[PathBuf])>,
+) -> Result<ImageSet> {
+    let progress = options.progress.as_ref();
+    let Some(kept) = kept else {
+        let images = images::run(config, corpus, progress, prior)?;
+        super::warn(options.notices.as_ref(), &images.warnings);
+        // `build` and `check` only: the preview is where photographs get reviewed.
+        if config.images.require_review {
+            images.require_review(corpus)?;
+        }
+        return Ok(images);
+    };
+    let (old, changed) = last.unzip();
+    let changed = changed.unwrap_or_default();
+    let images = images::run_kept(config, corpus, old, changed, progress, kept)?;
+    super::warn(options.notices.as_ref(), &images.warnings);
+    Ok(images)
 }
 
 /// Loads the content and derives one shard's part of its photographs into the image cache

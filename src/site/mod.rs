@@ -89,6 +89,8 @@ pub struct Session {
     state: Option<State>,
     parsed: ParseCache,
     terms: TermCache,
+    /// The image cache `serve` keeps open across rebuilds.
+    kept_images: images::Kept,
     hashes: manifest::FileHashes,
     /// Files changed since the last good build: a failed build's changes count again.
     pending: Vec<PathBuf>,
@@ -164,6 +166,7 @@ impl Session {
             state: None,
             parsed: ParseCache::default(),
             terms: TermCache::default(),
+            kept_images: images::Kept::default(),
             hashes: manifest::FileHashes::default(),
             pending: Vec::new(),
             links: None,
@@ -344,19 +347,13 @@ impl Session {
             publishing.prior = Some(prior);
             watch.lap("scan output");
         }
-        // The output folder as found tells which cache files it is about to gain: those
-        // are checked before they are published.
         let images = match old {
             Some(o) if !content_changed => o.images.clone(),
             _ => {
                 let prior = self.publishing.as_ref().and_then(|p| p.prior.as_ref());
-                let progress = self.options.progress.as_ref();
-                let images = images::run(&config, &corpus, progress, prior)?;
-                warn(self.options.notices.as_ref(), &images.warnings);
-                // `build` and `check` only: the preview is where photographs get reviewed.
-                if config.images.require_review && !self.incremental {
-                    images.require_review(&corpus)?;
-                }
+                let kept = self.incremental.then_some(&mut self.kept_images);
+                let last = old.map(|o| (o.images.as_ref(), changed));
+                let images = load::images(&self.options, &config, &corpus, prior, kept, last)?;
                 Arc::new(images)
             }
         };
@@ -461,15 +458,22 @@ impl Session {
         watch.lap("choose pages");
         let rendered = renderer.render_pages(&to_render)?;
         watch.lap("render pages");
-        let assets = (old.is_none() || content_changed)
-            .then(|| renderer.page_assets())
-            .transpose()?;
+        // A rebuild puts only what changed: `serve` keeps most photographs as they were.
+        let assets = match old {
+            None => Some((None, renderer.page_assets()?)),
+            Some(o) if content_changed && self.incremental => {
+                let (gone, outputs) = renderer.page_assets_since(&o.corpus, &o.images)?;
+                Some((Some(gone), outputs))
+            }
+            Some(_) if content_changed => Some((None, renderer.page_assets()?)),
+            Some(_) => None,
+        };
         let theme_outputs = (old.is_none() || theme_changed)
             .then(|| renderer.theme_outputs())
             .transpose()?;
         if old.is_none() {
             let paths = rendered.iter().map(|(_, o, _)| o);
-            let paths = paths.chain(assets.iter().flatten());
+            let paths = paths.chain(assets.iter().flat_map(|(_, outputs)| outputs));
             let paths = paths.chain(theme_outputs.iter().flatten());
             whole::check_same_paths(&corpus, paths.map(|o| o.path.as_str()))?;
         }
@@ -492,9 +496,11 @@ impl Session {
         if let Some(publishing) = self.publishing.as_mut() {
             publishing.fingerprints.extend(fingerprints);
         }
+        let before = old.map_or(&empty, |o| &o.asset_files);
         let asset_files = match assets {
-            Some(outputs) => merge.replace(old.map_or(&empty, |o| &o.asset_files), outputs),
-            None => old.map(|o| o.asset_files.clone()).unwrap_or_default(),
+            Some((Some(gone), outputs)) => merge.patch(before, gone, outputs),
+            Some((None, outputs)) => merge.replace(before, outputs),
+            None => before.clone(),
         };
         let theme_files = match theme_outputs {
             Some(outputs) => merge.replace(old.map_or(&empty, |o| &o.theme_files), outputs),
@@ -561,6 +567,9 @@ impl Session {
         let started = Instant::now();
         let mut watch = Stopwatch::start();
         let options = self.render_options();
+        if self.kept_images.save() {
+            watch.lap("image cache index");
+        }
         let Some(state) = self.state.as_ref().filter(|s| s.stale != Stale::Fresh) else {
             return Ok(Update::default());
         };
