@@ -149,3 +149,31 @@ fn arabic_and_other_good_names_still_build() {
     site.run(&["check"]).success();
     assert!(site.exists("ملف-1.txt") && site.exists("auxiliary.d/com10.txt"));
 }
+
+#[test]
+fn the_preview_refuses_a_name_added_while_it_runs_until_it_is_gone() {
+    let site = SiteTest::fixture("minimal");
+    let root = site.root().canonicalize().unwrap();
+    let mut session = casebook::serve::Session::new(&root, None, false);
+    session.build_all(&[]).unwrap();
+    let refused = |session: &mut casebook::serve::Session, changed: &std::path::Path| match session
+        .build_all(&[changed.to_path_buf()])
+    {
+        Err(e) => assert!(e.to_string().contains("Windows reserves the name"), "{e}"),
+        Ok(_) => panic!("a rebuild with content/cases/c-002/con.jpg succeeded"),
+    };
+    // An image beside a case is never published under its own name: only the check of
+    // the sources' names sees it.
+    let bad = root.join("content/cases/c-002/con.jpg");
+    std::fs::write(&bad, b"not read").unwrap();
+    refused(&mut session, &bad);
+    // Names are checked again only when one is added or removed: an edit elsewhere still
+    // meets the one that stayed.
+    let about = root.join("content/about.md");
+    let text = std::fs::read_to_string(&about).unwrap();
+    std::fs::write(&about, format!("{text}\nMore text.\n")).unwrap();
+    refused(&mut session, &about);
+    std::fs::remove_file(&bad).unwrap();
+    session.build_all(&[bad]).unwrap();
+    drop(site);
+}

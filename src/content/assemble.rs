@@ -49,10 +49,19 @@ pub(super) fn assemble(
         );
     }
 
-    let photo_sources: HashSet<PathBuf> = page_files
-        .iter()
-        .flat_map(|p| p.meta.photos.iter().map(|s| s.source.clone()))
+    // Images are never attachments (`publishable_attachment`): an archive's tens of
+    // thousands of photographs are left out at once, by name.
+    let attachable: Vec<(&PathBuf, String)> = (other_files.iter())
+        .filter(|f| !is_image(f))
+        .map(|f| (f, to_slash(f)))
         .collect();
+    let photo_sources: HashSet<PathBuf> = if attachable.is_empty() {
+        HashSet::new()
+    } else {
+        (page_files.iter())
+            .flat_map(|p| p.meta.photos.iter().map(|s| s.source.clone()))
+            .collect()
+    };
 
     // Pages, attached to the section of their folder in their language.
     let mut translated_cases: BTreeMap<String, Vec<Parsed>> = BTreeMap::new();
@@ -102,8 +111,7 @@ pub(super) fn assemble(
             // Bundle attachments are published once, beside the default-language page. Case
             // folders hold source photographs: nothing in them is ever copied as it is.
             let bundle_dir = format!("{}/", p.dir);
-            for f in other_files {
-                let rel = to_slash(f);
+            for (f, rel) in &attachable {
                 if let Some(name) = rel.strip_prefix(&bundle_dir) {
                     if !name.contains('/')
                         && publishable_attachment(
@@ -134,8 +142,7 @@ pub(super) fn assemble(
     }
 
     // Loose files beside `_index.md` belong to the section.
-    for f in other_files {
-        let rel = to_slash(f);
+    for (f, rel) in &attachable {
         let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
         if let Some(&s) = section_index.get(&(dir.to_string(), config.default_language.clone())) {
             if Some(dir) != case_dir

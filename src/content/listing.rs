@@ -19,6 +19,9 @@ pub(super) type ParseResult = std::result::Result<Parsed, Vec<Diagnostic>>;
 pub(crate) struct ParseCache {
     pub(super) files: HashMap<PathBuf, (FileStamp, ParseResult)>,
     pub(super) listing: Option<Listing>,
+    /// What the names of `listing` were found to break (`unportable_sources`): checked
+    /// again only when a name is added or removed.
+    pub(super) unportable: Option<Vec<Diagnostic>>,
     /// Paths (relative to `content/`) reported changed since the listing was made.
     pub(super) touched: Vec<PathBuf>,
 }
@@ -99,13 +102,22 @@ pub(super) fn list(
 }
 
 impl Listing {
-    /// Brings the listing up to date with changed paths, listing only those again.
-    pub(super) fn refresh(&mut self, content_dir: &Path, touched: &[PathBuf]) -> Result<()> {
+    /// Brings the listing up to date with changed paths, listing only those again; returns
+    /// whether any name was added or removed (rather than only changed files).
+    pub(super) fn refresh(&mut self, content_dir: &Path, touched: &[PathBuf]) -> Result<bool> {
         let mut relisted = Listing::default();
+        let mut dropped: Vec<PathBuf> = Vec::new();
         for rel in touched {
-            self.markdown.retain(|(p, _)| !p.starts_with(rel));
-            self.other.retain(|p| !p.starts_with(rel));
-            self.links.retain(|p| !p.starts_with(rel));
+            let mut drop = |p: &PathBuf| {
+                let under = p.starts_with(rel);
+                if under {
+                    dropped.push(p.clone());
+                }
+                !under
+            };
+            self.markdown.retain(|(p, _)| drop(p));
+            self.other.retain(|p| drop(p));
+            self.links.retain(|p| drop(p));
             let hidden = rel
                 .components()
                 .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
@@ -113,6 +125,16 @@ impl Listing {
                 list(content_dir, rel, true, &mut relisted)?;
             }
         }
+        let mut listed: Vec<&PathBuf> = (relisted.markdown.iter().map(|(p, _)| p))
+            .chain(&relisted.other)
+            .chain(&relisted.links)
+            .collect();
+        listed.sort();
+        listed.dedup();
+        dropped.sort();
+        dropped.dedup();
+        let renamed =
+            listed.len() != dropped.len() || listed.iter().zip(&dropped).any(|(a, b)| *a != b);
         self.markdown.extend(relisted.markdown);
         self.other.extend(relisted.other);
         self.links.extend(relisted.links);
@@ -121,6 +143,6 @@ impl Listing {
         self.markdown.dedup_by(|a, b| a.0 == b.0);
         self.other.sort();
         self.other.dedup();
-        Ok(())
+        Ok(renamed)
     }
 }

@@ -255,24 +255,28 @@ fn load_with(
         ));
     }
     let mut diags = Diagnostics::default();
-    let listing = match cache.as_deref_mut() {
+    let (listing, names_known) = match cache.as_deref_mut() {
         Some(ParseCache {
             listing: Some(listing),
             touched,
+            unportable,
             ..
         }) => {
-            listing.refresh(&content_dir, touched)?;
+            if listing.refresh(&content_dir, touched)? {
+                *unportable = None;
+            }
             touched.clear();
-            listing.clone()
+            (listing.clone(), unportable.clone())
         }
         _ => {
             let mut listing = Listing::default();
             list(&content_dir, Path::new(""), cache.is_some(), &mut listing)?;
             if let Some(cache) = cache.as_deref_mut() {
                 cache.listing = Some(listing.clone());
+                cache.unportable = None;
                 cache.touched.clear();
             }
-            listing
+            (listing, None)
         }
     };
     let Listing {
@@ -280,18 +284,21 @@ fn load_with(
         other: other_files,
         links,
     } = listing;
-
     // Every file of content/ must check out on every common system, published or not.
-    let names: Vec<String> = markdown
-        .iter()
-        .map(|(rel, _)| rel)
-        .chain(&other_files)
-        .chain(&links)
-        .map(|rel| format!("content/{}", to_slash(rel)))
-        .collect();
-    diags.extend(crate::output::unportable_sources(
-        names.iter().map(String::as_str),
-    ));
+    let unportable = names_known.unwrap_or_else(|| {
+        let names: Vec<String> = markdown
+            .iter()
+            .map(|(rel, _)| rel)
+            .chain(&other_files)
+            .chain(&links)
+            .map(|rel| format!("content/{}", to_slash(rel)))
+            .collect();
+        crate::output::unportable_sources(names.iter().map(String::as_str))
+    });
+    if let Some(cache) = cache.as_deref_mut() {
+        cache.unportable = Some(unportable.clone());
+    }
+    diags.extend(unportable);
 
     let cached = cache.as_deref();
     let results: Vec<(ParseResult, bool)> = markdown
