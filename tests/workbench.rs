@@ -695,3 +695,43 @@ fn the_queue_lists_every_photograph_the_build_counts_in_every_language() {
     );
     assert!(queue.contains("/__casebook/photos/ar/methodology/methodology-redaction-example.jpg"));
 }
+
+/// A save tells the builder itself what it wrote, so the case page does not wait for the
+/// watcher; the watcher's report of the same write, a moment later, rebuilds nothing more.
+#[test]
+fn a_save_is_rebuilt_once() {
+    let site = site();
+    let rebuilds = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = rebuilds.clone();
+    let server = start_with(&site, ServeOptions::default(), move |report| {
+        if let casebook::serve::Report::Rebuilt(_) = report {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    let addr = server.addr;
+    let token = token(addr, "/__casebook/photos/cases/c-001/a.jpg");
+    let before = std::fs::read(site.root().join(CASE)).unwrap();
+    let body = format!(
+        r#"{{"dir":"cases/c-001","file":"a.jpg","sha256":"{}","regions":[{{"x":0.2,"y":0.2,"w":0.3,"h":0.3,"method":"fill"}}]}}"#,
+        sha256(&before)
+    );
+    let json = ("Content-Type", "application/json");
+    let r = post(
+        addr,
+        "/__casebook/save",
+        &[json, ("X-Casebook-Token", token.as_str())],
+        &body,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // Well past the watcher's debounce, and settled twice over.
+    for _ in 0..2 {
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        assert!(server.wait_until_settled(std::time::Duration::from_secs(60)));
+    }
+    assert_eq!(rebuilds.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let editor = request_with(addr, "GET", "/__casebook/photos/cases/c-001/a.jpg", &[]).text();
+    assert!(
+        editor.contains("\"x\":0.2"),
+        "the editor shows the saved region"
+    );
+}

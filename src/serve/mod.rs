@@ -98,7 +98,11 @@ pub struct Server {
 }
 
 enum Message {
+    /// Paths the watcher saw change.
     Changed(Vec<PathBuf>),
+    /// Files the workbench has just written: rebuilt at once, without waiting for the
+    /// watcher, which reports them again a moment later.
+    Saved(Vec<PathBuf>),
     Stop,
 }
 
@@ -219,6 +223,7 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         .map_err(|e| Error::io(Path::new("thread"), e))?;
 
     let (changes, incoming) = mpsc::channel();
+    app.workbench.announce_to(changes.clone());
     let watcher = watch::watch_sources(&root, cache.into_iter().collect(), changes.clone())?;
     let builder = rebuild::Builder {
         session,
@@ -227,6 +232,7 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         root,
         app: builder_app,
         report,
+        announced: Default::default(),
     };
     let builder = std::thread::Builder::new()
         .name("casebook-build".into())

@@ -11,11 +11,12 @@
 //!   that started before it still asks for the old ones, so the files a rebuild replaced
 //!   stay served until the next rebuild replaces files again.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use super::http::{self, App, Snapshot};
 use super::watch::{Watcher, watch_new_folders};
@@ -35,6 +36,17 @@ pub(super) struct Builder<R> {
     pub(super) root: PathBuf,
     pub(super) app: Arc<App>,
     pub(super) report: R,
+    /// Files the workbench saved and a rebuild has already read, with their size and
+    /// modification time then: the watcher's report of the same write rebuilds nothing.
+    pub(super) announced: HashMap<PathBuf, Stamp>,
+}
+
+/// A file's size and modification time.
+type Stamp = (u64, Option<SystemTime>);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()))
 }
 
 impl<R: Fn(Report)> Builder<R> {
@@ -64,15 +76,24 @@ impl<R: Fn(Report)> Builder<R> {
                 }
             };
             self.app.settled.store(false, Ordering::SeqCst);
-            let Message::Changed(mut changed) = message else {
-                return;
-            };
             // Take every batch already waiting: one rebuild serves them all.
-            while let Ok(more) = self.incoming.try_recv() {
-                match more {
-                    Message::Changed(paths) => changed.extend(paths),
+            let mut changed = Vec::new();
+            let mut next = Some(message);
+            while let Some(message) = next.take().or_else(|| self.incoming.try_recv().ok()) {
+                match message {
+                    Message::Changed(paths) => changed.extend(self.unannounced(paths)),
+                    Message::Saved(paths) => {
+                        for path in &paths {
+                            self.announced
+                                .extend(stamp(path).map(|s| (path.clone(), s)));
+                        }
+                        changed.extend(paths);
+                    }
                     Message::Stop => return,
                 }
+            }
+            if changed.is_empty() {
+                continue;
             }
             watch_new_folders(&mut self.watcher, &self.root, &changed);
             let mut result = self.session.build(&changed);
@@ -88,6 +109,17 @@ impl<R: Fn(Report)> Builder<R> {
             }
             failing = self.publish(result, failing, Report::Rebuilt);
         }
+    }
+
+    /// `paths` without the files a save announced and that are still as it wrote them.
+    fn unannounced(&mut self, paths: Vec<PathBuf>) -> Vec<PathBuf> {
+        paths
+            .into_iter()
+            .filter(|path| match self.announced.remove(path) {
+                Some(saved) => stamp(path) != Some(saved),
+                None => true,
+            })
+            .collect()
     }
 
     /// Serves a build step's result and tells the open pages; returns whether it failed.
@@ -134,7 +166,7 @@ fn settle(incoming: &mpsc::Receiver<Message>) -> Option<Vec<PathBuf>> {
     let mut later = Vec::new();
     loop {
         match incoming.recv_timeout(SETTLE) {
-            Ok(Message::Changed(paths)) => later.extend(paths),
+            Ok(Message::Changed(paths) | Message::Saved(paths)) => later.extend(paths),
             Ok(Message::Stop) | Err(mpsc::RecvTimeoutError::Disconnected) => return None,
             Err(mpsc::RecvTimeoutError::Timeout) => return Some(later),
         }

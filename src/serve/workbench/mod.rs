@@ -38,6 +38,8 @@ pub(crate) struct Workbench {
     pub(crate) enabled: bool,
     token: String,
     pub(crate) catalogue: RwLock<Arc<Catalogue>>,
+    /// Where a save tells the builder what it wrote, so the case page is rebuilt at once.
+    announce: std::sync::OnceLock<std::sync::mpsc::Sender<super::Message>>,
 }
 
 impl Workbench {
@@ -52,7 +54,13 @@ impl Workbench {
             enabled,
             token,
             catalogue: RwLock::new(Arc::default()),
+            announce: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Tells the builder, through `changes`, of every file a save writes.
+    pub(super) fn announce_to(&self, changes: std::sync::mpsc::Sender<super::Message>) {
+        let _ = self.announce.set(changes);
     }
 
     /// Lists the photographs of the session's last good build (a loopback preview only).
@@ -125,11 +133,17 @@ impl Workbench {
             (true, PREVIEW) => preview(&catalogue, &body).await,
             (true, SAVE) => {
                 let catalogue = catalogue.clone();
-                tokio::task::spawn_blocking(move || save::save(&catalogue, &body))
-                    .await
-                    .unwrap_or_else(|_| {
-                        refuse(StatusCode::INTERNAL_SERVER_ERROR, "the save stopped")
-                    })
+                let announce = self.announce.get().cloned();
+                tokio::task::spawn_blocking(move || {
+                    let mut written = Vec::new();
+                    let answer = save::save(&catalogue, &body, &mut written);
+                    if let (Some(changes), false) = (announce, written.is_empty()) {
+                        let _ = changes.send(super::Message::Saved(written));
+                    }
+                    answer
+                })
+                .await
+                .unwrap_or_else(|_| refuse(StatusCode::INTERNAL_SERVER_ERROR, "the save stopped"))
             }
             _ => refuse(StatusCode::NOT_FOUND, "No such workbench request."),
         }

@@ -5,7 +5,7 @@
 //! reviewed again; a review covers the regions and sensitivity saved with it.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -74,8 +74,9 @@ fn failed(status: StatusCode, message: String) -> Response {
     answer(status, serde_json::json!({ "error": message }))
 }
 
-/// Carries out one save; the answer names each file's new SHA-256.
-pub(super) fn save(catalogue: &Catalogue, body: &[u8]) -> Response {
+/// Carries out one save; the answer names each file's new SHA-256. Each file written is
+/// added to `written`, whatever the answer.
+pub(super) fn save(catalogue: &Catalogue, body: &[u8], written: &mut Vec<PathBuf>) -> Response {
     let asked: SaveRequest = match serde_json::from_slice(body) {
         Ok(a) => a,
         Err(e) => return failed(StatusCode::BAD_REQUEST, format!("not a save request: {e}")),
@@ -151,6 +152,7 @@ pub(super) fn save(catalogue: &Catalogue, body: &[u8]) -> Response {
         .and_then(|text| edit_photo(&text, &row.file, &edit));
     match edited.map(|text| write_if_unchanged(&page, &asked.sha256, &text)) {
         Ok(Ok(())) => {
+            written.push(page.clone());
             let (text, sha256) = file_text_and_sha256(&page);
             saved.insert(row.page_display.clone(), sha256.into());
             texts.insert(row.page_display.clone(), text.into());
@@ -196,6 +198,7 @@ pub(super) fn save(catalogue: &Catalogue, body: &[u8]) -> Response {
         let shown = file.page.display().to_string();
         match edited.map(|text| write_if_unchanged(&file.page, &t.sha256, &text)) {
             Ok(Ok(())) => {
+                written.push(file.page.clone());
                 let (text, sha256) = file_text_and_sha256(&file.page);
                 saved.insert(lang.clone(), sha256.into());
                 texts.insert(lang.clone(), text.into());
