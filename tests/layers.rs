@@ -242,3 +242,194 @@ fn the_size_check_names_a_file_one_line_over() {
         ]
     );
 }
+
+// ---- no circles inside a folder ------------------------------------------------------
+
+/// The names a line of code takes from `prefix` (`super::`, `crate::output::`), grouped
+/// imports included (`super::{a::X, b}` names `a` and `b`).
+fn names_after(code: &str, prefix: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices(prefix) {
+        let after = &code[at + prefix.len()..];
+        // A path's root only: not the second `super::` of `super::super::x`, not `mysuper::`.
+        let before = &code[..at];
+        if before.ends_with("::")
+            || before
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        // Only the first level of a group: `{a::{X, Y}, b}` names `a` and `b`.
+        let items: Vec<&str> = match after.strip_prefix('{') {
+            Some(group) => {
+                let (mut depth, mut start, mut items) = (0, 0, Vec::new());
+                for (i, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => {
+                            items.push(&group[start..i]);
+                            break;
+                        }
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            items.push(&group[start..i]);
+                            start = i + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                items
+            }
+            None => vec![after],
+        };
+        for item in items {
+            let name: String = item
+                .trim()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                found.push(name);
+            }
+        }
+    }
+    found
+}
+
+/// The code of `text`, line by line, without comments and string literals.
+fn code_lines(text: &str) -> String {
+    text.lines().map(code_of).collect::<Vec<_>>().join("\n")
+}
+
+/// Within each folder of `files` (paths relative to `src/`) that has a `mod.rs`: which of
+/// its files and subfolders name each other in a circle, through `super::`, the folder's
+/// `crate::` path, or a name `mod.rs` re-exports from one of them. `mod.rs` itself is the
+/// folder's front and takes no part; `*_tests.rs` files are tests of one module.
+fn folder_circles(files: &[(String, String)]) -> Vec<String> {
+    let mut folders: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (path, text) in files {
+        let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
+        folders
+            .entry(folder.to_string())
+            .or_default()
+            .insert(file.to_string(), text.clone());
+    }
+    let mut problems = Vec::new();
+    for (folder, members) in &folders {
+        let Some(front) = members.get("mod.rs") else {
+            continue;
+        };
+        let mut modules: BTreeMap<String, String> = members
+            .iter()
+            .filter(|(f, _)| *f != "mod.rs" && !f.ends_with("_tests.rs"))
+            .filter_map(|(f, t)| Some((f.strip_suffix(".rs")?.to_string(), t.clone())))
+            .collect();
+        let sub = format!("{folder}/");
+        for (path, text) in files {
+            if let Some(child) = path
+                .strip_prefix(&sub)
+                .and_then(|p| p.strip_suffix("/mod.rs"))
+            {
+                if !child.contains('/') {
+                    modules.insert(child.to_string(), text.clone());
+                }
+            }
+        }
+        // `pub(crate) use photos::Region;` in mod.rs: `super::Region` reaches `photos`.
+        let front = code_lines(front);
+        let mut reexported: BTreeMap<String, String> = BTreeMap::new();
+        for module in modules.keys() {
+            for prefix in [format!("use {module}::"), format!("use self::{module}::")] {
+                for name in names_after(&front, &prefix) {
+                    reexported.insert(name, module.clone());
+                }
+            }
+        }
+        let own_path = format!("crate::{}::", folder.replace('/', "::"));
+        let mut uses: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+        for (module, text) in &modules {
+            let code = code_lines(text);
+            let names = names_after(&code, "super::")
+                .into_iter()
+                .chain(names_after(&code, &own_path));
+            let entry = uses.entry(module.as_str()).or_default();
+            for name in names {
+                let target = match modules.get_key_value(&name) {
+                    Some((m, _)) => Some(m.as_str()),
+                    None => reexported.get(&name).map(String::as_str),
+                };
+                if let Some(target) = target.filter(|t| *t != module) {
+                    entry.insert(target);
+                }
+            }
+        }
+        // A circle through `start`: a path of uses that comes back to it.
+        let mut reported: std::collections::BTreeSet<Vec<&str>> = Default::default();
+        for start in uses.keys() {
+            let mut stack = vec![vec![*start]];
+            let mut seen = std::collections::BTreeSet::new();
+            while let Some(path) = stack.pop() {
+                let last = *path.last().unwrap();
+                for next in uses.get(last).into_iter().flatten() {
+                    if *next == *start {
+                        let mut members = path.clone();
+                        members.sort();
+                        if reported.insert(members) {
+                            problems.push(format!(
+                                "src/{folder}/: {} -> {start} import each other in a circle: move what they share to mod.rs or a module of its own",
+                                path.join(" -> ")
+                            ));
+                        }
+                    } else if seen.insert(*next) {
+                        let mut longer = path.clone();
+                        longer.push(next);
+                        stack.push(longer);
+                    }
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_files_of_one_folder_import_each_other_in_a_circle() {
+    let problems = folder_circles(&sources(&repo_root().join("src")));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_circle_check_finds_direct_grouped_and_re_exported_circles() {
+    let file = |path: &str, text: &str| (path.to_string(), text.to_string());
+    let files = [
+        file(
+            "a/mod.rs",
+            "mod fill;\nmod pipeline;\npub(crate) use pipeline::Rect;\n",
+        ),
+        // Through a name mod.rs re-exports, and through the folder's crate path.
+        file("a/fill.rs", "use super::Rect;\n"),
+        file("a/pipeline.rs", "fn f() { crate::a::fill::check(); }\n"),
+        file("b/mod.rs", "mod x;\nmod y;\nmod z;\nmod y_tests;\n"),
+        // Grouped, and only in a comment or a string: the comment and string are no use.
+        file("b/x.rs", "use super::{y::Y, other};\n// super::z\n"),
+        file(
+            "b/y.rs",
+            "use super::z::Z;\nconst S: &str = \"super::x\";\n",
+        ),
+        file("b/z.rs", "use super::{x};\n"),
+        file("b/y_tests.rs", "use super::x;\n"),
+        // No circle: one way only.
+        file("c/mod.rs", "mod p;\nmod q;\n"),
+        file("c/p.rs", "use super::q::Q;\n"),
+        file("c/q.rs", "use super::super::p;\n"),
+    ];
+    assert_eq!(
+        folder_circles(&files),
+        [
+            "src/a/: fill -> pipeline -> fill import each other in a circle: move what they share to mod.rs or a module of its own",
+            "src/b/: x -> y -> z -> x import each other in a circle: move what they share to mod.rs or a module of its own",
+        ]
+    );
+}

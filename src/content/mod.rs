@@ -27,7 +27,6 @@ pub(crate) use listing::ParseCache;
 use listing::{Listing, ParseResult, list};
 pub(crate) use meta::Date;
 use parse::parse_file;
-pub(crate) use photos::{RedactMethod, Region};
 pub(crate) use review::{Review, review_covers};
 
 /// Images never leave `content/` as they are: only redacted, metadata-free derivatives may be
@@ -37,6 +36,25 @@ const IMAGE_EXTENSIONS: &[&str] = &[
     "jpg", "jpeg", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "bmp", "avif", "svg",
     "svgz", "jxl", "jp2", "dng", "raw", "cr2", "nef", "arw",
 ];
+
+/// A redaction region in fractions of the (upright) image's width and height.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Region {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) w: f64,
+    pub(crate) h: f64,
+    pub(crate) method: RedactMethod,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum RedactMethod {
+    /// A solid colour: nothing of the region survives.
+    Fill,
+    /// Blocks of at least 1/12 of the region's shorter side.
+    Pixelate,
+}
 
 /// What pages and sections share.
 #[derive(Debug, Clone, PartialEq)]

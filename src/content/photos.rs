@@ -8,6 +8,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::review::{self, Review};
+pub(crate) use super::{RedactMethod, Region};
 use crate::config::Sensitivity;
 use crate::error::{Diagnostic, did_you_mean};
 
@@ -61,25 +62,6 @@ fn photo_key(display: &Path, redact: &[Region]) -> String {
         let _ = write!(key, "|{:?}:{}:{}:{}:{}", r.method, r.x, r.y, r.w, r.h);
     }
     key
-}
-
-/// A redaction region in fractions of the (upright) image's width and height.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Region {
-    pub(crate) x: f64,
-    pub(crate) y: f64,
-    pub(crate) w: f64,
-    pub(crate) h: f64,
-    pub(crate) method: RedactMethod,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum RedactMethod {
-    /// A solid colour: nothing of the region survives.
-    Fill,
-    /// Blocks of at least 1/12 of the region's shorter side.
-    Pixelate,
 }
 
 /// Where a page's `photos` value stands: its page and folder, and the front matter it was

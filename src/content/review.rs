@@ -10,7 +10,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use super::photos::{RedactMethod, Region};
+use super::{RedactMethod, Region};
 use crate::config::Sensitivity;
 use crate::error::{Diagnostic, did_you_mean};
 

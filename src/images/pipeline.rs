@@ -15,6 +15,7 @@ use image::RgbImage;
 use image::metadata::Orientation;
 
 use super::decode::{Stored, decode_stored, turns, upright};
+use super::fill::{Rect, region_pixels};
 use crate::config::ImageConfig;
 use crate::content::photos::{RedactMethod, Region};
 
@@ -50,22 +51,6 @@ fn to_stored((x0, y0, x1, y1): Rect, orientation: Orientation, (ws, hs): (u32, u
         Rotate90FlipH => (y0, x0, y1, x1),
         Rotate270FlipH => (ws - y1, hs - x1, ws - y0, hs - x0),
     }
-}
-
-/// A pixel rectangle `(x0, y0, x1, y1)`, ends excluded.
-type Rect = (u32, u32, u32, u32);
-
-/// The pixel rectangle of a region, rounded outwards so no partly covered pixel survives.
-pub(crate) fn region_pixels(r: &Region, width: u32, height: u32) -> Rect {
-    let x0 = (r.x * f64::from(width)).floor().max(0.0) as u32;
-    let y0 = (r.y * f64::from(height)).floor().max(0.0) as u32;
-    let x1 = ((r.x + r.w) * f64::from(width))
-        .ceil()
-        .min(f64::from(width)) as u32;
-    let y1 = ((r.y + r.h) * f64::from(height))
-        .ceil()
-        .min(f64::from(height)) as u32;
-    (x0, y0, x1.max(x0), y1.max(y0))
 }
 
 /// Applies every region at full resolution, before any resizing.
@@ -638,5 +623,35 @@ mod tests {
         exif.extend_from_slice(&u32::from(value).to_le_bytes());
         exif.extend_from_slice(&0u32.to_le_bytes());
         exif
+    }
+
+    #[test]
+    fn the_pipeline_hands_the_encoder_solid_fills_at_every_size() {
+        // Busy pixels and fractional edges at every width, turned and not: derive checks
+        // each size and the placeholder, and fails if a region is not solid.
+        let mut config = config();
+        config.widths = vec![97, 250, 613];
+        config.redact_color = [255, 0, 255];
+        let img = RgbImage::from_fn(1231, 797, |x, y| {
+            image::Rgb([
+                (x * 7 % 256) as u8,
+                (y * 13 % 256) as u8,
+                ((x ^ y) % 256) as u8,
+            ])
+        });
+        let bytes = encode_jpeg(&img, 92).unwrap();
+        let region = |x, y, w, h| Region {
+            x,
+            y,
+            w,
+            h,
+            method: RedactMethod::Fill,
+        };
+        let regions = [
+            region(0.113, 0.071, 0.377, 0.419),
+            region(0.6, 0.5, 0.31, 0.45),
+        ];
+        let derived = derive(&bytes, &regions, &config).unwrap();
+        assert_eq!(derived.sizes.len(), 3);
     }
 }

@@ -9,11 +9,12 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::merkle::Tree;
+use super::{CaseRecord, FileRecord};
 use crate::content::photos::Region;
 use crate::error::{Diagnostic, Error, Result};
 use crate::hashing::hex;
 use crate::images::{ImageSet, PIPELINE_VERSION};
-use crate::integrity::merkle::Tree;
 use crate::output::{Data, Output};
 
 pub(crate) const MANIFEST: &str = "manifest.json";
@@ -33,13 +34,6 @@ pub(crate) struct Manifest {
     /// Withdrawn cases: a verifier tells a withdrawn record from a deleted one.
     #[serde(default)]
     pub(crate) withdrawn: Vec<WithdrawnRecord>,
-}
-
-/// A case and the paths of its files, in the order of `files`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub(crate) struct CaseRecord {
-    pub(crate) case: String,
-    pub(crate) files: Vec<String>,
 }
 
 /// A withdrawn case, as the manifest lists it.
@@ -115,13 +109,6 @@ impl std::io::Write for ByteCount {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub(crate) struct FileRecord {
-    pub(crate) path: String,
-    pub sha256: String,
-    pub(crate) size: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::integrity::manifest::{CaseRecord, FileRecord};
+use super::{CaseRecord, FileRecord};
 
 /// The format name written in every proof.
 pub(crate) const PROOF_FORMAT: &str = "casebook-merkle-proof-3";

@@ -5,3 +5,20 @@
 
 pub(crate) mod manifest;
 pub(crate) mod merkle;
+
+use serde::{Deserialize, Serialize};
+
+/// A case and the paths of its files, in the order of `files`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct CaseRecord {
+    pub(crate) case: String,
+    pub(crate) files: Vec<String>,
+}
+
+/// A published file as the manifest lists it and the Merkle tree hashes it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct FileRecord {
+    pub(crate) path: String,
+    pub sha256: String,
+    pub(crate) size: u64,
+}

@@ -23,8 +23,8 @@ use rayon::prelude::*;
 
 use std::path::Component;
 
+use super::disk::{create_folder, folders_of};
 use super::seal::Key;
-use super::write::{create_folder, folders_of};
 use crate::cache_file::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::fault;

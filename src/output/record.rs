@@ -102,7 +102,7 @@ impl Prior {
             }
             Err(_) => return Ok(prior),
         }
-        super::write::in_io_pool(|| scan(out, "", &mut prior))?;
+        super::in_io_pool(|| scan(out, "", &mut prior))?;
         let has_index = prior.files.contains_key("index.html");
         let empty = prior.files.is_empty() && prior.dirs.is_empty();
         if !(has_index || empty) {

@@ -14,9 +14,10 @@ use std::thread::JoinHandle;
 
 use sha2::{Digest, Sha256};
 
+use super::IO_THREADS;
 use super::beside::{new_staging, staging_dir};
+use super::disk::{create_folder, folders_of, write_file};
 use super::record::Stamp;
-use super::write::{IO_THREADS, create_folder, folders_of, write_file};
 use super::{Data, Output, PathMap, PathSet};
 use crate::error::{Error, Result};
 

@@ -13,8 +13,7 @@
 //! So a build never keeps a second copy of the site, and an unchanged file is neither
 //! read nor written: the record (`record.rs`) vouches for it.
 
-use std::collections::{BTreeSet, HashMap};
-use std::io::Write as _;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -22,28 +21,14 @@ use sha2::{Digest, Sha256};
 
 use super::beside::{Beside, new_staging, remove_tree};
 use super::copy::copy_cached;
+use super::disk::{create_folder, folders_of, write_file};
 use super::journal::{self, Journal};
 use super::record::{self, Entry, Fingerprint, Prior, Stamp};
 use super::stage::Staged;
-use super::{Data, Output, PathMap, PathSet};
+use super::{Data, Output, PathMap, in_io_pool};
 use crate::error::{Diagnostic, Error, Result};
 use crate::fault;
 use crate::timing::Stopwatch;
-
-/// Threads for filesystem work: creating files and folders mostly waits on the disk, so
-/// more threads than cores keep it busy (measured: 3 to 4 times faster than one per core).
-pub(super) const IO_THREADS: usize = 8;
-
-/// Runs `f` on a pool of `IO_THREADS` threads.
-pub(crate) fn in_io_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    match rayon::ThreadPoolBuilder::new()
-        .num_threads(IO_THREADS)
-        .build()
-    {
-        Ok(pool) => pool.install(f),
-        Err(_) => f(),
-    }
-}
 
 /// What writing did: how many files it wrote or removed, and how long each part took.
 pub(crate) struct Written {
@@ -375,19 +360,6 @@ fn put(o: &Output, target: &Path) -> Result<Stamp> {
     }
 }
 
-/// Writes `bytes` to a new file at `target` and returns its stamp.
-pub(super) fn write_file(target: &Path, bytes: &[u8]) -> Result<Stamp> {
-    let mut f = fault::point("create a file")
-        .and_then(|()| std::fs::File::create(target))
-        .map_err(|e| Error::io(target, e))?;
-    fault::point("write a file")
-        .and_then(|()| f.write_all(bytes))
-        .map_err(|e| Error::io(target, e))?;
-    f.metadata()
-        .map(|m| Stamp::of(&m))
-        .map_err(|e| Error::io(target, e))
-}
-
 /// The output's folders that no output needs any more, the topmost of each tree.
 fn stray_dirs(outputs: &[&Output], prior: &Prior) -> Vec<PathBuf> {
     let needed: std::collections::HashSet<&str> = outputs
@@ -406,25 +378,6 @@ fn stray_dirs(outputs: &[&Output], prior: &Prior) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The folders below the output that `paths` need and `existing` lacks, parents first.
-pub(super) fn folders_of<'a>(
-    paths: impl Iterator<Item = &'a str>,
-    existing: &PathSet,
-) -> Vec<String> {
-    let mut folders: BTreeSet<(usize, &str)> = BTreeSet::new();
-    for path in paths {
-        let mut end = path.len();
-        while let Some(slash) = path[..end].rfind('/') {
-            let folder = &path[..slash];
-            if existing.contains(folder) || !folders.insert((folder.matches('/').count(), folder)) {
-                break;
-            }
-            end = slash;
-        }
-    }
-    folders.into_iter().map(|(_, f)| f.to_string()).collect()
-}
-
 /// Creates `folders` (parents first) below `root`, each level in parallel.
 fn make_dirs(root: &Path, folders: Vec<String>) -> Result<()> {
     for level in folders.chunk_by(|a, b| a.matches('/').count() == b.matches('/').count()) {
@@ -433,14 +386,6 @@ fn make_dirs(root: &Path, folders: Vec<String>) -> Result<()> {
             .try_for_each(|p| create_folder(&root.join(p)))?;
     }
     Ok(())
-}
-
-/// Creates one folder, whose parent exists; one already there is fine.
-pub(super) fn create_folder(path: &Path) -> Result<()> {
-    match fault::point("create a folder").and_then(|()| std::fs::create_dir(path)) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(Error::io(path, e)),
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -24,14 +24,10 @@ use tokio_stream::wrappers::BroadcastStream;
 
 use super::body::{self, Content};
 use super::guard::Hosts;
+use super::{EVENTS, LIVE_SCRIPT, LIVE_TAG};
 use crate::error::Diagnostic;
 use crate::output::Data;
 use crate::site::Files;
-
-/// Where the server's own files live; no site file can be there (`__` is not a slug).
-pub(super) const EVENTS: &str = "/__casebook/events";
-pub(super) const LIVE_SCRIPT: &str = "/__casebook/live.js";
-pub(super) const LIVE_TAG: &str = "<script src=\"/__casebook/live.js\"></script>";
 
 /// What the server shows: the last good build, and the diagnostics of a failed rebuild.
 #[derive(Clone, Default)]

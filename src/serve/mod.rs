@@ -97,6 +97,11 @@ pub struct Server {
     changes: mpsc::Sender<Message>,
 }
 
+/// Where the server's own files live; no site file can be there (`__` is not a slug).
+const EVENTS: &str = "/__casebook/events";
+const LIVE_SCRIPT: &str = "/__casebook/live.js";
+const LIVE_TAG: &str = "<script src=\"/__casebook/live.js\"></script>";
+
 enum Message {
     /// Paths the watcher saw change.
     Changed(Vec<PathBuf>),

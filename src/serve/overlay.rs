@@ -3,7 +3,7 @@
 
 use crate::error::Diagnostic;
 
-use super::http::LIVE_TAG;
+use super::LIVE_TAG;
 
 /// The page shown instead of the site while the last rebuild failed.
 pub(super) fn page(errors: &[Diagnostic]) -> String {

@@ -10,7 +10,8 @@ use sha2::{Digest, Sha256};
 use super::State;
 use crate::config::Config;
 use crate::error::{Diagnostic, Error, Result};
-use crate::integrity::manifest::{CaseRecord, Manifest, WithdrawnRecord};
+use crate::integrity::CaseRecord;
+use crate::integrity::manifest::{Manifest, WithdrawnRecord};
 use crate::integrity::merkle::{Chunks, Proof, Tree};
 use crate::output::{self, Output};
 use crate::signing::{

@@ -22,7 +22,8 @@ pub(crate) use redactions::verify_redactions;
 
 use crate::error::{Diagnostic, Error, Result};
 use crate::hashing::hex;
-use crate::integrity::manifest::{FileRecord, MANIFEST, Manifest};
+use crate::integrity::FileRecord;
+use crate::integrity::manifest::{MANIFEST, Manifest};
 use crate::integrity::merkle::{Proof, Tree};
 use crate::signing::{self, CHUNKS_FILE, PROOFS_DIR, PublicKey, Release, SIGNATURE_FILE};
 
