@@ -58,6 +58,18 @@ pub(super) fn serve(
         }
         Err(diagnostics) => print_failure(diagnostics),
     }
+    // Ctrl-C is caught before the address is printed: whoever reads it may press it at once.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Io {
+            path: "runtime".into(),
+            source,
+        })?;
+    let stopped = {
+        let _entered = runtime.enter();
+        interrupted()
+    };
     println!("serving {} (Ctrl-C stops)", server.url);
     if options.bind.is_loopback() {
         println!("redaction workbench: {}__casebook/photos/", server.url);
@@ -72,15 +84,25 @@ pub(super) fn serve(
             eprintln!("warning: could not open a browser: {e}");
         }
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            path: "runtime".into(),
-            source,
-        })?;
-    let _ = runtime.block_on(tokio::signal::ctrl_c());
+    runtime.block_on(stopped);
     let url = server.url.clone();
     server.stop();
     Ok(format!("stopped serving {url}"))
+}
+
+/// Resolves at Ctrl-C, with the handler registered now (`tokio::signal::ctrl_c` registers
+/// it only when first polled). Called within a runtime.
+fn interrupted() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut interrupt) = signal(SignalKind::interrupt()) {
+            return Box::pin(async move {
+                interrupt.recv().await;
+            });
+        }
+    }
+    Box::pin(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
