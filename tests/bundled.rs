@@ -118,3 +118,43 @@ fn every_sample_case_is_synthetic_in_data_and_on_its_page() {
         );
     }
 }
+
+#[test]
+fn the_text_licence_is_declared_in_every_footer_in_the_feeds_and_on_its_page() {
+    let site = bundled();
+    site.build().success();
+    const TERMS: &str = "https://creativecommons.org/licenses/by/4.0/";
+    for (page, label) in [
+        ("cases/syn-0001/index.html", "Text licence:"),
+        ("ar/cases/syn-0001/index.html", "رخصة النصوص:"),
+        ("index.html", "Text licence:"),
+    ] {
+        let html = site.html(page);
+        assert_eq!(
+            crate::support::attrs(&html, "footer a[rel=license]", "href"),
+            [TERMS],
+            "{page}"
+        );
+        let footer = texts(&html, "footer li").join(" ");
+        assert!(
+            footer.contains(&format!("{label} CC BY 4.0")),
+            "{page}: {footer}"
+        );
+    }
+    for feed in ["atom.xml", "ar/atom.xml"] {
+        let xml = site.file(feed);
+        assert!(
+            xml.contains(&format!("<link rel=\"license\" href=\"{TERMS}\"/>"))
+                && xml.contains("<rights>CC BY 4.0</rights>"),
+            "{feed}"
+        );
+    }
+    for page in ["licence/index.html", "ar/licence/index.html"] {
+        let text = texts(&site.html(page), "main").join(" ");
+        assert!(text.contains("CC BY 4.0") && text.contains("MIT"), "{page}");
+    }
+    let licences = ["LICENSE-MIT", "LICENSE-APACHE"].map(|f| repo_root().join(f));
+    assert!(licences.iter().all(|f| f.is_file()), "{licences:?}");
+    let cargo = std::fs::read_to_string(repo_root().join("Cargo.toml")).unwrap();
+    assert!(cargo.contains("\nlicense = \"MIT OR Apache-2.0\"\n"));
+}

@@ -172,6 +172,28 @@ fn config_typos_suggest_the_key() {
 }
 
 #[test]
+fn a_licence_without_a_name_or_an_absolute_address_is_located() {
+    let site = SiteTest::fixture("minimal").edit(
+        "casebook.toml",
+        "minify = true",
+        "minify = true\nlicense = { name = \"CC BY 4.0\", url = \"creativecommons.org/licenses/by/4.0/\" }",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("casebook.toml:6:")
+        .stderr_has("license.url: `creativecommons.org/licenses/by/4.0/` is not an absolute http(s) address")
+        .stderr_has("hint: write the licence's name and the address of its terms");
+    let site = SiteTest::fixture("minimal").edit(
+        "casebook.toml",
+        "minify = true",
+        "minify = true\nlicense = { name = \" \", url = \"https://x.org/terms\" }",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("license.name: the licence has no name");
+}
+
+#[test]
 fn missing_config_explains_how_to_start() {
     let site = SiteTest::fixture("minimal").remove("casebook.toml");
     site.build()

@@ -57,6 +57,9 @@ struct RawConfig {
     signing: Option<RawSigning>,
     #[serde(default)]
     hosting: Option<RawHosting>,
+    /// The terms the site's own text may be reused under.
+    #[serde(default)]
+    license: Option<Spanned<RawLicense>>,
     /// Per language: which digits numbers and dates are written in (`ar = "arabic-indic"`).
     #[serde(default)]
     digits: BTreeMap<String, Spanned<String>>,
@@ -65,6 +68,14 @@ struct RawConfig {
     translations: BTreeMap<String, Spanned<BTreeMap<String, Spanned<String>>>>,
     #[serde(default)]
     extra: toml::Table,
+}
+
+/// `license = { name = "CC BY 4.0", url = "https://creativecommons.org/licenses/by/4.0/" }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLicense {
+    name: String,
+    url: String,
 }
 
 /// `[signing]`: the public half of the key releases are signed with.
@@ -142,7 +153,17 @@ pub(crate) struct Config {
     pub(crate) digits: BTreeMap<String, Digits>,
     /// The site's title and description in the other languages (`[translations.<lang>]`).
     pub(crate) site_texts: BTreeMap<String, (String, String)>,
+    /// The terms the site's own text may be reused under (`license`), shown in every page's
+    /// footer and declared in the feeds.
+    pub(crate) license: Option<License>,
     pub(crate) extra: toml::Table,
+}
+
+/// A licence by name and the address of its terms.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct License {
+    pub(crate) name: String,
+    pub(crate) url: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -343,6 +364,26 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         }
     }
 
+    let license = raw.license.and_then(|l| {
+        let span = l.span();
+        let RawLicense { name, url } = l.into_inner();
+        let hint = "write the licence's name and the address of its terms, e.g. license = { name = \"CC BY 4.0\", url = \"https://creativecommons.org/licenses/by/4.0/\" }";
+        if name.trim().is_empty() {
+            diags.push(file.at(span, "the licence has no name").field("license.name").hint(hint));
+            return None;
+        }
+        let absolute = url.starts_with("https://") || url.starts_with("http://");
+        if !absolute || url.contains(char::is_whitespace) {
+            diags.push(
+                file.at(span, format!("`{url}` is not an absolute http(s) address"))
+                    .field("license.url")
+                    .hint(hint),
+            );
+            return None;
+        }
+        Some(License { name, url })
+    });
+
     diags.finish(Config {
         root: root.to_path_buf(),
         title: raw.title,
@@ -361,6 +402,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         hosts,
         digits,
         site_texts,
+        license,
         extra: raw.extra,
     })
 }

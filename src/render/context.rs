@@ -115,6 +115,7 @@ impl Shared {
                     "default_language": config.default_language,
                     "languages": config.languages,
                     "extra": config.extra,
+                    "license": config.license,
                 })),
                 t: Value::from_serializable(
                     &theme.strings.get(&lang.code).cloned().unwrap_or_default(),

@@ -95,6 +95,14 @@ pub(super) fn atom(
             escape(&config.permalink(&prefix)),
             escape(&feed_url),
         ));
+        // The licence of the site's text (RFC 4946's link, and Atom's own `rights`).
+        if let Some(license) = &config.license {
+            xml.push_str(&format!(
+                "  <link rel=\"license\" href=\"{}\"/>\n  <rights>{}</rights>\n",
+                escape(&license.url),
+                escape(&license.name),
+            ));
+        }
         for &i in &dated {
             let m = &corpus.pages[i].meta;
             let url = config.permalink(&m.path);
