@@ -9,6 +9,7 @@ mod build;
 mod bundled;
 mod charts;
 mod ci;
+mod cite;
 mod docs;
 mod errors;
 mod export;

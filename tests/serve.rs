@@ -212,6 +212,18 @@ fn incremental_rebuilds_equal_full_builds_after_every_kind_of_edit() {
         std::fs::remove_dir_all(root.join("content/cases/syn-0004")).unwrap();
         vec!["content/cases/syn-0004"]
     });
+    edits.step(
+        "a newer page date, which every case's citation names",
+        |root| {
+            edit(
+                root,
+                "content/licence.md",
+                "updated = 2026-12-06",
+                "updated = 2027-01-05",
+            );
+            vec!["content/licence.md"]
+        },
+    );
     let update = edits.step("the case template", |root| {
         edit(
             root,

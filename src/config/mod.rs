@@ -60,6 +60,9 @@ struct RawConfig {
     /// The terms the site's own text may be reused under.
     #[serde(default)]
     license: Option<Spanned<RawLicense>>,
+    /// The organisation that publishes the archive, named in citations.
+    #[serde(default)]
+    publisher: Option<String>,
     /// Per language: which digits numbers and dates are written in (`ar = "arabic-indic"`).
     #[serde(default)]
     digits: BTreeMap<String, Spanned<String>>,
@@ -156,6 +159,12 @@ pub(crate) struct Config {
     /// The terms the site's own text may be reused under (`license`), shown in every page's
     /// footer and declared in the feeds.
     pub(crate) license: Option<License>,
+    /// The organisation that publishes the archive (`publisher`), named in citations; the
+    /// site's title when it is not given.
+    pub(crate) publisher: Option<String>,
+    /// The label of the release being built (`build --sign KEY --release-label TEXT`), not
+    /// read from the file: citations name it.
+    pub(crate) release_label: Option<String>,
     pub(crate) extra: toml::Table,
 }
 
@@ -403,6 +412,8 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         digits,
         site_texts,
         license,
+        publisher: raw.publisher.filter(|p| !p.trim().is_empty()),
+        release_label: None,
         extra: raw.extra,
     })
 }

@@ -47,6 +47,8 @@ languages = ["en"]
 theme = "default"      # built in; put a copy in themes/default/ to change it
 paginate_by = 20
 minify = true
+# Who publishes the archive, named in every page's citation ("Cite this case"):
+# publisher = "Our organisation"
 # The terms your text may be reused under, shown in every page's footer and the feeds:
 # license = { name = "CC BY 4.0", url = "https://creativecommons.org/licenses/by/4.0/" }
 

@@ -59,6 +59,8 @@ shared_values! {
     /// Where a copy is checked: the `/verify/` page, the manifest, its signature, the
     /// per-case proofs and the public key.
     verify,
+    /// The archive's own citation in this language ("Cite this archive").
+    cite,
 }
 
 /// Context values shared by every page, per language.
@@ -97,6 +99,7 @@ impl Shared {
         previous: Option<&Shared>,
     ) -> Shared {
         let mut per_lang = BTreeMap::new();
+        let released = super::cite::released(corpus);
         for lang in &config.languages {
             let charts = chart_data::compute(config, corpus, facets, &lang.code);
             let chart_data = previous
@@ -117,6 +120,15 @@ impl Shared {
                     "extra": config.extra,
                     "license": config.license,
                 })),
+                cite: Value::from_serializable(
+                    &super::cite::Cited {
+                        config,
+                        lang: &lang.code,
+                        case: None,
+                        released: released.as_ref(),
+                    }
+                    .citation(),
+                ),
                 t: Value::from_serializable(
                     &theme.strings.get(&lang.code).cloned().unwrap_or_default(),
                 ),
@@ -324,6 +336,7 @@ mod tests {
             chart_data: Value::from(6),
             search: Value::from(7),
             verify: Value::from(8),
+            cite: Value::from(9),
         };
         let serialised = serde_json::to_value(&values).unwrap();
         let mut keys: Vec<&str> = serialised

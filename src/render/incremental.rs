@@ -62,6 +62,8 @@ pub(crate) fn changed_pages(
 /// What changed between the previous build and this one.
 pub(crate) struct Delta<'a> {
     changed_pages: Vec<bool>,
+    /// Whether the release's date (`cite::released`), which case citations name, changed.
+    released_changed: bool,
     changed_sections: Vec<bool>,
     /// Each section's pages in the previous build, in display order.
     old_section_pages: Vec<Vec<usize>>,
@@ -232,6 +234,7 @@ impl<'a> Delta<'a> {
             .map(|f| ((f.lang.as_str(), f.name.as_str()), f))
             .collect();
         Delta {
+            released_changed: old.released != new.released,
             withdrawn_changed: old_corpus.withdrawn != new_corpus.withdrawn,
             changed_pages,
             changed_sections,
@@ -288,7 +291,10 @@ impl<'a> Delta<'a> {
         let corpus = renderer.corpus;
         match job {
             Job::Page(i) => {
-                self.changed_pages[*i] || self.changed_sections[corpus.pages[*i].section]
+                self.changed_pages[*i]
+                    || self.changed_sections[corpus.pages[*i].section]
+                    // A case's citation names the release's date.
+                    || (self.released_changed && corpus.pages[*i].case.is_some())
             }
             Job::Section { index, page } => {
                 let s = &corpus.sections[*index];

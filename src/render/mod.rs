@@ -6,6 +6,7 @@
 //! here touches the filesystem.
 
 pub(crate) mod chart_data;
+pub(crate) mod cite;
 mod context;
 mod facets;
 pub(crate) mod fingerprint;
@@ -124,6 +125,7 @@ impl<'a> Renderer<'a> {
             config: self.config,
             corpus: self.corpus,
             images: self.images,
+            released: self.prepared.released,
         }
     }
 

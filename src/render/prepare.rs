@@ -30,6 +30,8 @@ pub(crate) struct Prepared {
     pub(crate) facets: Vec<Facet>,
     /// What the search index is built from, per page (reused for unchanged pages).
     pub(super) search_docs: Vec<Arc<crate::search::Doc>>,
+    /// The release's date (`cite::released`).
+    pub(super) released: Option<crate::content::Date>,
 }
 
 /// What an earlier preparation of the same site structure lends a new one: its data for
@@ -53,10 +55,12 @@ pub(crate) fn prepare(
     reuse: Option<Reuse>,
 ) -> Result<Prepared> {
     let (section_md, page_md) = render_markdown(config, corpus, reuse.as_ref())?;
+    let released = super::cite::released(corpus);
     let views = ViewContext {
         config,
         corpus,
         images,
+        released,
     };
     let items: Vec<Value> = corpus
         .pages
@@ -101,6 +105,7 @@ pub(crate) fn prepare(
         synthetic,
         facets,
         search_docs,
+        released,
     })
 }
 

@@ -68,6 +68,8 @@ pub(crate) struct PageView<'a> {
     pub(crate) photos: Vec<PhotoView>,
     /// True when a photograph is graphic: the theme then offers to show them all.
     pub(crate) has_graphic: bool,
+    /// A case's citation ("Cite this case").
+    pub(crate) citation: Option<super::cite::Citation>,
 }
 
 /// A list entry: a page without its full content.
@@ -244,6 +246,8 @@ pub(crate) struct ViewContext<'a> {
     pub(crate) config: &'a Config,
     pub(crate) corpus: &'a Corpus,
     pub(crate) images: &'a ImageSet,
+    /// The release's date, for citations (`cite::released`).
+    pub(crate) released: Option<crate::content::Date>,
 }
 
 /// One image file as templates see it.
@@ -318,7 +322,17 @@ impl<'a> ViewContext<'a> {
                 &meta.lang,
             ))
         });
+        let citation = page.and_then(|p| {
+            let cited = super::cite::Cited {
+                config: self.config,
+                lang: &meta.lang,
+                case: Some((meta, p.case.as_ref()?.id.as_str())),
+                released: self.released.as_ref(),
+            };
+            Some(cited.citation())
+        });
         PageView {
+            citation,
             title: &meta.title,
             description: meta.description.as_deref(),
             path: &meta.path,

@@ -256,6 +256,7 @@ impl Session {
         }
         if let Some(signing) = &self.options.signing {
             release::check_key(&config, signing)?;
+            config.release_label = signing.label.clone();
         }
         Ok(config)
     }
