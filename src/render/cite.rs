@@ -40,8 +40,13 @@ pub(crate) struct Citation {
     /// `2026-12-06`.
     pub(crate) date: Option<String>,
     pub(crate) url: String,
+    /// The three formats' text, for the downloads below: not handed to templates, whose
+    /// context of every case page would carry them again.
+    #[serde(skip)]
     pub(crate) csl_json: String,
+    #[serde(skip)]
     pub(crate) bibtex: String,
+    #[serde(skip)]
     pub(crate) ris: String,
     /// `data:` addresses of the three, for download links.
     pub(crate) csl_href: String,
