@@ -40,15 +40,8 @@ pub(crate) struct Citation {
     /// `2026-12-06`.
     pub(crate) date: Option<String>,
     pub(crate) url: String,
-    /// The three formats' text, for the downloads below: not handed to templates, whose
-    /// context of every case page would carry them again.
-    #[serde(skip)]
-    pub(crate) csl_json: String,
-    #[serde(skip)]
-    pub(crate) bibtex: String,
-    #[serde(skip)]
-    pub(crate) ris: String,
-    /// `data:` addresses of the three, for download links.
+    /// The CSL-JSON, BibTeX and RIS as `data:` addresses, for download links (the text
+    /// itself is not kept: every case page's template context would carry it again).
     pub(crate) csl_href: String,
     pub(crate) bibtex_href: String,
     pub(crate) ris_href: String,
@@ -182,9 +175,6 @@ impl Cited<'_> {
             release,
             date,
             url,
-            csl_json,
-            bibtex,
-            ris,
             file_stem,
             json_ld,
             meta,
