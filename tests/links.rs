@@ -19,7 +19,11 @@ fn dead_links(public: &Path, portable: bool) -> Vec<String> {
             .into_iter()
             .chain(attrs(&html, "[src]", "src"));
         for link in links {
-            if link.contains("://") || link.starts_with('#') || link.starts_with("mailto:") {
+            if link.contains("://")
+                || link.starts_with('#')
+                || link.starts_with("mailto:")
+                || link.starts_with("data:")
+            {
                 continue;
             }
             assert!(
