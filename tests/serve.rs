@@ -341,6 +341,27 @@ fn a_photograph_edit_rebuilds_that_photograph_alone_and_the_next_build_finds_it_
         vec!["content/cases/syn-0002/index.md"]
     });
     only(&update, "cases/syn-0002/photo-3.");
+    // A hash pinned to an unchanged entry is checked as a build checks it.
+    let page = edits.root.join("content/cases/syn-0002/index.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let pinned = text.replacen(
+        "file = \"photo-1.jpg\"\n",
+        &format!(
+            "file = \"photo-1.jpg\"\nsource_sha256 = \"{}\"\n",
+            "0".repeat(64)
+        ),
+        1,
+    );
+    std::fs::write(&page, &pinned).unwrap();
+    match edits.session.build_all(std::slice::from_ref(&page)) {
+        Err(e) => assert!(e.to_string().contains("source_sha256"), "{e}"),
+        Ok(_) => panic!("a wrong pinned hash was accepted"),
+    }
+    std::fs::write(&page, &text).unwrap();
+    edits
+        .session
+        .build_all(std::slice::from_ref(&page))
+        .unwrap();
     // What serve derived is in the image cache's index (no full build saves it here): a
     // build derives nothing again.
     edit(
@@ -349,7 +370,6 @@ fn a_photograph_edit_rebuilds_that_photograph_alone_and_the_next_build_finds_it_
         "h = 0.30 }",
         "h = 0.33 }",
     );
-    let page = edits.root.join("content/cases/syn-0002/index.md");
     edits.session.build_all(&[page]).unwrap();
     let told = Arc::new(std::sync::Mutex::new(Vec::new()));
     let progress = {

@@ -46,8 +46,8 @@ impl Kept {
 /// The photographs of `corpus`. Without `old` (the first build, or the configuration
 /// changed) every one is resolved from a newly opened cache, which is kept. With `old`, the
 /// last build's images, a photograph whose entry is unchanged (the same `PhotoSpec::key`,
-/// published in the same folder) and whose source is not among `changed` is kept as it
-/// was; the others are resolved through the kept cache.
+/// published in the same folder, any pinned `source_sha256` its source's) and whose source
+/// is not among `changed` is kept as it was; the others are resolved through the kept cache.
 pub(crate) fn run_kept(
     config: &Config,
     corpus: &Corpus,
@@ -85,8 +85,14 @@ pub(crate) fn run_kept(
             if !seen.insert(&spec.key) {
                 continue;
             }
+            // A hash pinned since is checked again (`check_pinned`), like a changed source.
+            let unchanged = |photo: &PhotoOutput| {
+                !changed.contains(&spec.source)
+                    && published_in(photo, &dir)
+                    && (spec.source_sha256.as_ref()).is_none_or(|pin| *pin == photo.source_sha256)
+            };
             match old.photos.get(&spec.key) {
-                Some(photo) if !changed.contains(&spec.source) && published_in(photo, &dir) => {
+                Some(photo) if unchanged(photo) => {
                     photos.insert(spec.key.clone(), Arc::clone(photo));
                 }
                 _ => {
