@@ -136,8 +136,12 @@ fn a_case_and_the_archive_cite_themselves_in_every_format_the_tools_read() {
     assert_eq!(texts(&page, "#cite-title"), ["استشهد بهذه الحالة"]);
     let text = texts(&page, ".citation-text").join("");
     assert!(
-        text.contains("«") && text.contains("(الحالة syn-0001)"),
+        text.starts_with("القائمون على casebook. «") && text.contains("(الحالة syn-0001)"),
         "{text}"
+    );
+    assert_eq!(
+        ar["json_ld"][0]["publisher"]["name"],
+        "القائمون على casebook"
     );
     assert_eq!(ar["ris"][0]["language"], "ar");
     assert_eq!(ar["json_ld"][0]["inLanguage"], "ar");

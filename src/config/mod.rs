@@ -155,7 +155,7 @@ pub(crate) struct Config {
     /// Digits per language; languages not listed use Latin digits.
     pub(crate) digits: BTreeMap<String, Digits>,
     /// The site's title and description in the other languages (`[translations.<lang>]`).
-    pub(crate) site_texts: BTreeMap<String, (String, String)>,
+    pub(crate) site_texts: BTreeMap<String, translations::SiteTexts>,
     /// The terms the site's own text may be reused under (`license`), shown in every page's
     /// footer and declared in the feeds.
     pub(crate) license: Option<License>,
@@ -216,14 +216,26 @@ impl Config {
 
     /// The site's title in `lang`.
     pub(crate) fn title_in(&self, lang: &str) -> &str {
-        self.site_texts.get(lang).map_or(&self.title, |t| &t.0)
+        self.site_texts.get(lang).map_or(&self.title, |t| &t.title)
     }
 
     /// The site's description in `lang`.
     pub(crate) fn description_in(&self, lang: &str) -> &str {
         self.site_texts
             .get(lang)
-            .map_or(&self.description, |t| &t.1)
+            .map_or(&self.description, |t| &t.description)
+    }
+
+    /// The publisher named in citations, in `lang` (`site.publisher` under
+    /// `[translations.<lang>]`), or as written; the site's title in `lang` without one.
+    pub(crate) fn publisher_in(&self, lang: &str) -> &str {
+        let translated = self
+            .site_texts
+            .get(lang)
+            .and_then(|t| t.publisher.as_deref());
+        translated
+            .or(self.publisher.as_deref())
+            .unwrap_or_else(|| self.title_in(lang))
     }
 
     /// The digits numbers and dates are written in, in `lang`.
@@ -337,6 +349,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         translations::Site {
             title: &raw.title,
             description: &raw.description,
+            publisher: raw.publisher.as_deref().filter(|p| !p.trim().is_empty()),
             default_language: &raw.default_language,
             languages: &languages,
         },

@@ -18,8 +18,19 @@ use crate::error::{Diagnostic, Diagnostics, Located, did_you_mean};
 pub(super) struct Site<'a> {
     pub(super) title: &'a str,
     pub(super) description: &'a str,
+    /// `publisher`, when the site names one: its translation may be given, or it stays.
+    pub(super) publisher: Option<&'a str>,
     pub(super) default_language: &'a str,
     pub(super) languages: &'a [Language],
+}
+
+/// The site's own texts in one other language.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SiteTexts {
+    pub(crate) title: String,
+    pub(crate) description: String,
+    /// `site.publisher`, when given (a name may stay as it is written).
+    pub(crate) publisher: Option<String>,
 }
 
 /// `[translations.<lang>]` as written in the file.
@@ -31,10 +42,11 @@ pub(super) fn resolve(
     cases: Option<&mut CaseSchema>,
     file: Located,
     diags: &mut Diagnostics,
-) -> BTreeMap<String, (String, String)> {
+) -> BTreeMap<String, SiteTexts> {
     let Site {
         title,
         description,
+        publisher,
         default_language,
         languages,
     } = site;
@@ -83,7 +95,15 @@ pub(super) fn resolve(
             !description.is_empty(),
         )
         .unwrap_or_default();
-        site_texts.insert(lang.clone(), (site_title, site_description));
+        let site_publisher = publisher.and_then(|p| take("site.publisher".into(), Some(p), false));
+        site_texts.insert(
+            lang.clone(),
+            SiteTexts {
+                title: site_title,
+                description: site_description,
+                publisher: site_publisher,
+            },
+        );
         for field in schema.iter_mut().flat_map(|s| s.fields.iter_mut()) {
             let mut texts = FieldTexts::default();
             let name = field.name.clone();
@@ -122,7 +142,7 @@ pub(super) fn resolve(
                     file.at(value.span(), format!("`{key}` is not a translatable text of the site"))
                         .field(format!("translations.{lang}"))
                         .hint(did_you_mean(key, known.iter().map(String::as_str)).unwrap_or_else(|| {
-                            "keys are `site.title`, `site.description`, and for case fields `field`, `field.facet_label`, `field.description` or `field.<value>`".into()
+                            "keys are `site.title`, `site.description`, `site.publisher`, and for case fields `field`, `field.facet_label`, `field.description` or `field.<value>`".into()
                         })),
                 );
             }

@@ -57,7 +57,7 @@ impl Cited<'_> {
     pub(crate) fn citation(&self) -> Citation {
         let config = self.config;
         let archive = config.title_in(self.lang).to_string();
-        let publisher = config.publisher.clone().unwrap_or_else(|| archive.clone());
+        let publisher = config.publisher_in(self.lang).to_string();
         let (title, url, id, modified) = match self.case {
             Some((meta, id)) => (
                 meta.title.clone(),
