@@ -108,8 +108,7 @@ impl Cited<'_> {
         }
         let csl_json = serde_json::to_string(&json!([csl])).expect("CSL-JSON serialises");
         let file_stem = id.clone().unwrap_or_else(|| "archive".into());
-        let bibtex = bibtex(&BibFields {
-            key: &format!("casebook-{file_stem}"),
+        let record = Record {
             title: &title,
             archive: &archive,
             publisher: &publisher,
@@ -118,18 +117,9 @@ impl Cited<'_> {
             date: self.released,
             url: &url,
             lang: self.lang,
-        });
-        let ris = ris(&RisFields {
-            kind: if id.is_some() { "GEN" } else { "DATA" },
-            title: &title,
-            archive: id.as_ref().map(|_| archive.as_str()),
-            publisher: &publisher,
-            id: id.as_deref(),
-            release: release.as_deref(),
-            date: self.released,
-            url: &url,
-            lang: self.lang,
-        });
+        };
+        let bibtex = bibtex(&record, &format!("casebook-{file_stem}"));
+        let ris = ris(&record, if id.is_some() { "GEN" } else { "DATA" });
         let json_ld = json_ld(
             self,
             &title,
@@ -244,8 +234,9 @@ fn json_ld(
         .replace("</", "<\\/")
 }
 
-struct BibFields<'a> {
-    key: &'a str,
+/// What the BibTeX entry and the RIS record say: a case (with its `id`, in the `archive`) or
+/// the archive itself.
+struct Record<'a> {
     title: &'a str,
     archive: &'a str,
     publisher: &'a str,
@@ -256,8 +247,8 @@ struct BibFields<'a> {
     lang: &'a str,
 }
 
-/// A BibTeX `@misc` entry (biblatex reads the same fields).
-fn bibtex(f: &BibFields) -> String {
+/// A BibTeX `@misc` entry under `key` (biblatex reads the same fields).
+fn bibtex(f: &Record, key: &str) -> String {
     let mut fields = vec![
         // Braced twice: an organisation, not a person's family and given names.
         ("author", format!("{{{}}}", bib_escape(f.publisher))),
@@ -279,7 +270,7 @@ fn bibtex(f: &BibFields) -> String {
     }
     fields.push(("url", f.url.to_string()));
     fields.push(("language", f.lang.to_string()));
-    let mut out = format!("@misc{{{},\n", f.key);
+    let mut out = format!("@misc{{{key},\n");
     for (name, value) in fields {
         out.push_str(&format!("  {name} = {{{value}}},\n"));
     }
@@ -306,28 +297,16 @@ fn bib_escape(text: &str) -> String {
     out
 }
 
-struct RisFields<'a> {
-    kind: &'a str,
-    title: &'a str,
-    archive: Option<&'a str>,
-    publisher: &'a str,
-    id: Option<&'a str>,
-    release: Option<&'a str>,
-    date: Option<&'a Date>,
-    url: &'a str,
-    lang: &'a str,
-}
-
-/// An RIS record: one `TAG  - value` line each, ending with `ER`.
-fn ris(f: &RisFields) -> String {
+/// An RIS record of type `kind`: one `TAG  - value` line each, ending with `ER`.
+fn ris(f: &Record, kind: &str) -> String {
     let one_line = |s: &str| s.replace(['\r', '\n'], " ");
     let mut lines = vec![
-        ("TY", f.kind.to_string()),
+        ("TY", kind.to_string()),
         ("AU", one_line(f.publisher)),
         ("TI", one_line(f.title)),
     ];
-    if let Some(archive) = f.archive {
-        lines.push(("T2", one_line(archive)));
+    if f.id.is_some() {
+        lines.push(("T2", one_line(f.archive)));
     }
     lines.push(("PB", one_line(f.publisher)));
     if let Some(id) = f.id {
@@ -369,17 +348,19 @@ mod tests {
             bib_escape("50% & {x}_#$~^\\"),
             "50\\% \\& \\{x\\}\\_\\#\\$\\textasciitilde{}\\textasciicircum{}\\textbackslash{}"
         );
-        let record = ris(&RisFields {
-            kind: "GEN",
-            title: "Two\nlines",
-            archive: None,
-            publisher: "P",
-            id: None,
-            release: None,
-            date: None,
-            url: "https://x.org/",
-            lang: "en",
-        });
+        let record = ris(
+            &Record {
+                title: "Two\nlines",
+                archive: "A",
+                publisher: "P",
+                id: None,
+                release: None,
+                date: None,
+                url: "https://x.org/",
+                lang: "en",
+            },
+            "GEN",
+        );
         assert_eq!(
             record,
             "TY  - GEN\r\nAU  - P\r\nTI  - Two lines\r\nPB  - P\r\nUR  - https://x.org/\r\nLA  - en\r\nER  - \r\n"
