@@ -273,24 +273,27 @@ fn load_with(
         ));
     }
     let mut diags = Diagnostics::default();
+    // A cached listing is lent to this load and given back at its end (66,000 paths at
+    // archive scale are not copied); a load that fails on the way leaves none, and the next
+    // one lists the folder again.
     let (listing, names_known) = match cache.as_deref_mut() {
         Some(ParseCache {
-            listing: Some(listing),
+            listing: slot @ Some(_),
             touched,
             unportable,
             ..
         }) => {
+            let mut listing = slot.take().unwrap_or_default();
             if listing.refresh(&content_dir, touched)? {
                 *unportable = None;
             }
             touched.clear();
-            (listing.clone(), unportable.clone())
+            (listing, unportable.clone())
         }
         _ => {
             let mut listing = Listing::default();
             list(&content_dir, Path::new(""), cache.is_some(), &mut listing)?;
             if let Some(cache) = cache.as_deref_mut() {
-                cache.listing = Some(listing.clone());
                 cache.unportable = None;
                 cache.touched.clear();
             }
@@ -331,7 +334,7 @@ fn load_with(
             }
         })
         .collect();
-    if let Some(cache) = cache {
+    if let Some(cache) = cache.as_deref_mut() {
         if cache.files.len() != markdown.len() {
             let present: HashSet<&PathBuf> = markdown.iter().map(|(rel, _)| rel).collect();
             cache.files.retain(|rel, _| present.contains(rel));
@@ -378,6 +381,13 @@ fn load_with(
                 .hint("casebook never follows links in content/ (one could publish any file of this machine): put the file itself here")
         })
         .collect();
+    if let Some(cache) = cache {
+        cache.listing = Some(Listing {
+            markdown,
+            other: other_files,
+            links,
+        });
+    }
     Ok((corpus, diags.into_vec()))
 }
 
