@@ -95,11 +95,11 @@ impl Shared {
         config: &Config,
         corpus: &Corpus,
         theme: &Theme,
-        facets: &[Facet],
+        prepared: &super::Prepared,
         previous: Option<&Shared>,
     ) -> Shared {
         let mut per_lang = BTreeMap::new();
-        let released = super::cite::released(corpus);
+        let (facets, released) = (&prepared.facets, prepared.released);
         for lang in &config.languages {
             let charts = chart_data::compute(config, corpus, facets, &lang.code);
             let chart_data = previous

@@ -400,7 +400,7 @@ impl Session {
             &config,
             &corpus,
             &theme,
-            &prepared.facets,
+            &prepared,
             old.map(|o| o.shared.as_ref()),
         ));
         let unchanged = self
