@@ -306,19 +306,23 @@ fn load_with(
         links,
     } = listing;
     // Every file of content/ must check out on every common system, published or not.
-    let unportable = names_known.unwrap_or_else(|| {
-        let names: Vec<String> = markdown
-            .iter()
-            .map(|(rel, _)| rel)
-            .chain(&other_files)
-            .chain(&links)
-            .map(|rel| format!("content/{}", to_slash(rel)))
-            .collect();
-        crate::output::unportable_sources(names.iter().map(String::as_str))
-    });
-    if let Some(cache) = cache.as_deref_mut() {
-        cache.unportable = Some(unportable.clone());
-    }
+    let unportable = match names_known {
+        Some(known) => known,
+        None => {
+            let names: Vec<String> = markdown
+                .iter()
+                .map(|(rel, _)| rel)
+                .chain(&other_files)
+                .chain(&links)
+                .map(|rel| format!("content/{}", to_slash(rel)))
+                .collect();
+            let found = crate::output::unportable_sources(names.iter().map(String::as_str));
+            if let Some(cache) = cache.as_deref_mut() {
+                cache.unportable = Some(found.clone());
+            }
+            found
+        }
+    };
     diags.extend(unportable);
 
     let cached = cache.as_deref();
