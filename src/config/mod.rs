@@ -344,12 +344,13 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         }
     }
     let mut cases = raw.cases.map(|c| schema::resolve(c, file, &mut diags));
+    let publisher = raw.publisher.filter(|p| !p.trim().is_empty());
     let site_texts = translations::resolve(
         raw.translations,
         translations::Site {
             title: &raw.title,
             description: &raw.description,
-            publisher: raw.publisher.as_deref().filter(|p| !p.trim().is_empty()),
+            publisher: publisher.as_deref(),
             default_language: &raw.default_language,
             languages: &languages,
         },
@@ -425,7 +426,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         digits,
         site_texts,
         license,
-        publisher: raw.publisher.filter(|p| !p.trim().is_empty()),
+        publisher,
         release_label: None,
         extra: raw.extra,
     })
