@@ -735,3 +735,58 @@ fn a_save_is_rebuilt_once() {
         "the editor shows the saved region"
     );
 }
+
+/// A save starts deriving its photograph while the rebuild loads the content; what the
+/// preview then serves is byte for byte what a build with no cache at all publishes.
+#[test]
+fn a_saved_photograph_is_served_as_a_build_from_nothing_publishes_it() {
+    let site = site();
+    let server = start_with(&site, ServeOptions::default(), |_| {});
+    let addr = server.addr;
+    let token = token(addr, "/__casebook/photos/cases/c-001/a.jpg");
+    let derivatives = |page: &str| -> Vec<String> {
+        let mut names: Vec<String> = page
+            .split(['"', ' ', ',', '/'])
+            .filter(|w| w.starts_with("a.") && w.ends_with(".jpg"))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let before = derivatives(&request_with(addr, "GET", "/cases/c-001/", &[]).text());
+    assert!(!before.is_empty());
+    let body = format!(
+        r#"{{"dir":"cases/c-001","file":"a.jpg","sha256":"{}","regions":[{{"x":0.123456,"y":0.25,"w":0.3,"h":0.35,"method":"pixelate"}},{{"x":0.6,"y":0.5,"w":0.2,"h":0.2,"method":"fill"}}]}}"#,
+        sha256(&std::fs::read(site.root().join(CASE)).unwrap())
+    );
+    let json = ("Content-Type", "application/json");
+    let r = post(
+        addr,
+        "/__casebook/save",
+        &[json, ("X-Casebook-Token", token.as_str())],
+        &body,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(server.wait_until_settled(std::time::Duration::from_secs(60)));
+    let after = derivatives(&request_with(addr, "GET", "/cases/c-001/", &[]).text());
+    assert!(!after.is_empty());
+    assert_ne!(after, before, "the case page shows the new derivatives");
+    let served: Vec<(String, Vec<u8>)> = after
+        .iter()
+        .map(|name| {
+            let r = request_with(addr, "GET", &format!("/cases/c-001/{name}"), &[]);
+            assert_eq!(r.status, 200, "{name}");
+            (name.clone(), r.body)
+        })
+        .collect();
+    drop(server);
+    std::fs::remove_dir_all(site.root().join(".casebook-cache")).unwrap();
+    site.build().success();
+    for (name, bytes) in served {
+        let built = std::fs::read(site.public().join("cases/c-001").join(&name))
+            .unwrap_or_else(|e| panic!("{name} is not published by the build: {e}"));
+        assert!(built == bytes, "{name} differs from the build's");
+    }
+}

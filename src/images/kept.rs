@@ -15,7 +15,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::{
-    ImageSet, Job, PhotoOutput, Progress, cache, files_of, output_of, plan, publish_dir, resolve,
+    ImageSet, Job, PhotoOutput, Progress, Warm, cache, files_of, output_of, plan, publish_dir,
+    resolve,
 };
 use crate::config::Config;
 use crate::content::Corpus;
@@ -28,9 +29,16 @@ pub(crate) struct Kept {
     cache: Option<cache::Cache>,
     /// Whether the cache's index has grown since it was saved.
     unsaved: bool,
+    /// Photographs the workbench's saves began deriving (`Warm`).
+    warm: Arc<Warm>,
 }
 
 impl Kept {
+    /// Where the workbench starts deriving a photograph it has saved.
+    pub(crate) fn warm(&self) -> Arc<Warm> {
+        self.warm.clone()
+    }
+
     /// Saves what rebuilds added to the cache's index, so the next `build` finds it;
     /// whether there was anything to save.
     pub(crate) fn save(&mut self) -> bool {
@@ -60,13 +68,11 @@ pub(crate) fn run_kept(
     let Some(old) = old else {
         let jobs = plan(config, corpus);
         let mut cache = cache::Cache::open(&cache_dir);
-        let resolved = resolve(config, &mut cache, &jobs, progress, None);
+        let resolved = resolve(config, &mut cache, &jobs, progress, None, Some(&kept.warm));
         cache.save(None);
         cache.roll_over(false);
-        *kept = Kept {
-            cache: Some(cache),
-            unsaved: false,
-        };
+        kept.cache = Some(cache);
+        kept.unsaved = false;
         return resolved.finish(Default::default());
     };
     // A source may be named through a link the watcher did not resolve.
@@ -116,7 +122,7 @@ pub(crate) fn run_kept(
     let cache = kept
         .cache
         .get_or_insert_with(|| cache::Cache::open(&cache_dir));
-    let resolved = resolve(config, cache, &todo, progress, None);
+    let resolved = resolve(config, cache, &todo, progress, None, Some(&kept.warm));
     kept.unsaved |= cache.roll_over(true);
     resolved.finish(photos)
 }

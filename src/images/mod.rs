@@ -14,6 +14,7 @@ mod jpeg_seal;
 mod kept;
 pub(crate) mod pipeline;
 mod review;
+mod warm;
 pub(crate) mod workbench;
 
 use std::collections::BTreeMap;
@@ -35,6 +36,7 @@ use crate::hashing::hex;
 use crate::output::{Data, Output, Prior};
 pub(crate) use kept::{Kept, run_kept};
 pub use review::{Reviews, Unreviewed};
+pub(crate) use warm::Warm;
 
 /// Changing how pixels are produced must change every cache key.
 pub(crate) const PIPELINE_VERSION: &str = "casebook-images-5";
@@ -291,7 +293,7 @@ fn derive_all(
         return Ok(ImageSet::default());
     }
     let mut cache = cache::Cache::open(&config.root.join(&config.images.cache_dir));
-    let resolved = resolve(config, &mut cache, &jobs, progress, prior);
+    let resolved = resolve(config, &mut cache, &jobs, progress, prior, None);
     cache.save(shard);
     resolved.finish(crate::output::PathMap::default())
 }
@@ -331,6 +333,7 @@ fn resolve(
     jobs: &BTreeMap<String, Job>,
     progress: Option<&Progress>,
     prior: Option<&Prior>,
+    warm: Option<&Warm>,
 ) -> Resolution {
     let budget = budget::Budget::new(config.images.max_memory);
     // What the cache holds is resolved first, so that the progress counts only the
@@ -350,7 +353,7 @@ fn resolve(
     }
     // A worker's bytes pass from one photograph to its next (budget.rs).
     results.extend(budget.each(&work, |keeper, (key, job, known)| {
-        let r = derive_one(config, cache, keeper, job, known.clone(), &derived);
+        let r = derive_one(config, cache, keeper, job, known.clone(), &derived, warm);
         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(progress) = progress {
             (progress.0)(done, total);
@@ -453,6 +456,7 @@ impl Damaged<'_, '_> {
                     job,
                     Some(known),
                     self.derived,
+                    None,
                 );
                 Some((i, r))
             })
@@ -492,7 +496,7 @@ fn from_cache(config: &Config, cache: &cache::Cache, job: &Job) -> Lookup {
     if let Err(d) = check_pinned(job.spec, &source_sha256) {
         return Lookup::Done(Err(d));
     }
-    match cache.job(&job_key(&config.images, job.spec, &source_sha256)) {
+    match cache.job(&job_key(&config.images, &job.spec.redact, &source_sha256)) {
         Some(entries) => Lookup::Done(published(config, cache, job, source_sha256, &entries)),
         None => Lookup::Derive(Some(source_sha256)),
     }
@@ -506,6 +510,7 @@ fn derive_one(
     job: &Job,
     known: Option<String>,
     fresh: &AtomicUsize,
+    warm: Option<&Warm>,
 ) -> std::result::Result<PhotoOutput, Diagnostic> {
     let spec = job.spec;
     let images = &config.images;
@@ -537,19 +542,25 @@ fn derive_one(
         }
     };
     check_pinned(spec, &source_sha256)?;
-    let job_key = job_key(images, spec, &source_sha256);
+    let job_key = job_key(images, &spec.redact, &source_sha256);
     // A source read just now may be an unchanged file with a new stamp: its job may exist.
     let cached = if looked_up { None } else { cache.job(&job_key) };
     let entries = match cached {
         Some(entries) => entries,
         None => {
-            let bytes = match bytes {
-                Some(b) => b,
-                None => crate::beneath::read(&config.root, &spec.source, need)
-                    .map_err(|e| photo_error(spec, format!("cannot read it: {e}")))?,
+            let made = warm.and_then(|w| w.take(&spec.source, &spec.redact, &job_key));
+            let derived = match made {
+                Some(derived) => derived,
+                None => {
+                    let bytes = match bytes {
+                        Some(b) => b,
+                        None => crate::beneath::read(&config.root, &spec.source, need)
+                            .map_err(|e| photo_error(spec, format!("cannot read it: {e}")))?,
+                    };
+                    pipeline::derive(&bytes, &spec.redact, images)
+                        .map_err(|m| photo_error(spec, m))?
+                }
             };
-            let derived =
-                pipeline::derive(&bytes, &spec.redact, images).map_err(|m| photo_error(spec, m))?;
             let mut entries = Vec::new();
             for (kind, e) in derived
                 .sizes
@@ -579,7 +590,7 @@ fn check_pinned(spec: &PhotoSpec, source_sha256: &str) -> std::result::Result<()
 }
 
 /// The cache key of a job: the source, the operation and the pipeline's version.
-fn job_key(images: &crate::config::ImageConfig, spec: &PhotoSpec, source_sha256: &str) -> String {
+fn job_key(images: &crate::config::ImageConfig, redact: &[Region], source_sha256: &str) -> String {
     let mut op = Sha256::new();
     op.update(PIPELINE_VERSION);
     op.update(source_sha256);
@@ -587,7 +598,7 @@ fn job_key(images: &crate::config::ImageConfig, spec: &PhotoSpec, source_sha256:
         "{:?}|{}|{}|{:?}",
         images.widths, images.quality, images.placeholder_width, images.redact_color
     ));
-    op.update(format!("{:?}", spec.redact));
+    op.update(format!("{:?}", redact));
     hex(&op.finalize())
 }
 

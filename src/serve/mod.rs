@@ -228,7 +228,8 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         .map_err(|e| Error::io(Path::new("thread"), e))?;
 
     let (changes, incoming) = mpsc::channel();
-    app.workbench.announce_to(changes.clone());
+    app.workbench
+        .announce_to(changes.clone(), session.warm_images());
     let watcher = watch::watch_sources(&root, cache.into_iter().collect(), changes.clone())?;
     let builder = rebuild::Builder {
         session,

@@ -201,6 +201,11 @@ impl Session {
     }
 
     /// The last good build.
+    /// Where `serve`'s workbench starts deriving a photograph it saved (`images::Warm`).
+    pub(crate) fn warm_images(&self) -> Arc<crate::images::Warm> {
+        self.kept_images.warm()
+    }
+
     pub(crate) fn state(&self) -> Option<&State> {
         self.state.as_ref()
     }

@@ -21,6 +21,8 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 
+use crate::images::Warm;
+
 pub(crate) use catalogue::Catalogue;
 
 pub(super) const PREFIX: &str = "/__casebook/photos/";
@@ -38,8 +40,9 @@ pub(crate) struct Workbench {
     pub(crate) enabled: bool,
     token: String,
     pub(crate) catalogue: RwLock<Arc<Catalogue>>,
-    /// Where a save tells the builder what it wrote, so the case page is rebuilt at once.
-    announce: std::sync::OnceLock<std::sync::mpsc::Sender<super::Message>>,
+    /// Where a save tells the builder what it wrote, so the case page is rebuilt at once,
+    /// and where it starts deriving the photograph it changed meanwhile.
+    announce: std::sync::OnceLock<(std::sync::mpsc::Sender<super::Message>, Arc<Warm>)>,
 }
 
 impl Workbench {
@@ -58,9 +61,14 @@ impl Workbench {
         }
     }
 
-    /// Tells the builder, through `changes`, of every file a save writes.
-    pub(super) fn announce_to(&self, changes: std::sync::mpsc::Sender<super::Message>) {
-        let _ = self.announce.set(changes);
+    /// Tells the builder, through `changes`, of every file a save writes, and has the
+    /// photograph a save redacts anew derived in `warm` while the rebuild loads the content.
+    pub(super) fn announce_to(
+        &self,
+        changes: std::sync::mpsc::Sender<super::Message>,
+        warm: Arc<Warm>,
+    ) {
+        let _ = self.announce.set((changes, warm));
     }
 
     /// Lists the photographs of the session's last good build (a loopback preview only).
@@ -136,8 +144,9 @@ impl Workbench {
                 let announce = self.announce.get().cloned();
                 tokio::task::spawn_blocking(move || {
                     let mut written = Vec::new();
-                    let answer = save::save(&catalogue, &body, &mut written);
-                    if let (Some(changes), false) = (announce, written.is_empty()) {
+                    let warm = announce.as_ref().map(|(_, warm)| warm.as_ref());
+                    let answer = save::save(&catalogue, &body, &mut written, warm);
+                    if let (Some((changes, _)), false) = (announce, written.is_empty()) {
                         let _ = changes.send(super::Message::Saved(written));
                     }
                     answer

@@ -18,6 +18,7 @@ use crate::casefile::{
 use crate::config::Sensitivity;
 use crate::content::photos::Region;
 use crate::content::{Review, review_covers};
+use crate::images::Warm;
 
 /// A page file's text and the SHA-256 of its bytes as they are on disk now, read once
 /// (both empty if it cannot be read): what the editor opened, so a save refused over a
@@ -76,7 +77,12 @@ fn failed(status: StatusCode, message: String) -> Response {
 
 /// Carries out one save; the answer names each file's new SHA-256. Each file written is
 /// added to `written`, whatever the answer.
-pub(super) fn save(catalogue: &Catalogue, body: &[u8], written: &mut Vec<PathBuf>) -> Response {
+pub(super) fn save(
+    catalogue: &Catalogue,
+    body: &[u8],
+    written: &mut Vec<PathBuf>,
+    warm: Option<&Warm>,
+) -> Response {
     let asked: SaveRequest = match serde_json::from_slice(body) {
         Ok(a) => a,
         Err(e) => return failed(StatusCode::BAD_REQUEST, format!("not a save request: {e}")),
@@ -153,6 +159,16 @@ pub(super) fn save(catalogue: &Catalogue, body: &[u8], written: &mut Vec<PathBuf
     match edited.map(|text| write_if_unchanged(&page, &asked.sha256, &text)) {
         Ok(Ok(())) => {
             written.push(page.clone());
+            // The rebuild this save starts will derive the photograph with its new regions
+            // (as written: rounded to 4 decimals): begin now, while it loads the content.
+            if let (Some(warm), Some(config), Some(regions)) =
+                (warm, &catalogue.config, &asked.regions)
+            {
+                if *regions != row.regions {
+                    let written: Vec<_> = regions.iter().map(|r| r.normalized()).collect();
+                    warm.start(&config.root, &row.source, &written, &config.images);
+                }
+            }
             let (text, sha256) = file_text_and_sha256(&page);
             saved.insert(row.page_display.clone(), sha256.into());
             texts.insert(row.page_display.clone(), text.into());
