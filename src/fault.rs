@@ -26,13 +26,26 @@ pub(crate) fn point(step: &str) -> std::io::Result<()> {
     }
 }
 
+/// Whether failures are being injected: then every build runs all its steps, none is
+/// skipped as having nothing to do.
+pub(crate) fn active() -> bool {
+    #[cfg(debug_assertions)]
+    {
+        injected::plan().is_some()
+    }
+    #[cfg(not(debug_assertions))]
+    {
+        false
+    }
+}
+
 #[cfg(debug_assertions)]
 mod injected {
     use std::sync::OnceLock;
     use std::sync::atomic::{AtomicU64, Ordering};
 
     #[derive(Clone, Copy)]
-    enum Plan {
+    pub(super) enum Plan {
         Kill(u64),
         Fail(u64),
         Count,
@@ -40,7 +53,7 @@ mod injected {
 
     static STEPS: AtomicU64 = AtomicU64::new(0);
 
-    fn plan() -> Option<Plan> {
+    pub(super) fn plan() -> Option<Plan> {
         static PLAN: OnceLock<Option<Plan>> = OnceLock::new();
         *PLAN.get_or_init(|| {
             let spec = std::env::var("CASEBOOK_FAULT").ok()?;

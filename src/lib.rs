@@ -75,17 +75,52 @@ pub struct BuildReport {
     pub timings: Vec<(&'static str, Duration)>,
     /// Which photographs are reviewed (`[images] require_review`, `casebook check`).
     pub reviews: Reviews,
+    /// Nothing changed since the last build of this output folder: nothing was loaded or
+    /// written, and the counts are that build's.
+    pub up_to_date: bool,
 }
 
-/// Builds the site and swaps it into the output folder.
+/// Builds the site and swaps it into the output folder; when nothing changed since the
+/// last build of that folder, checks that and does nothing else (`up_to_date`).
 pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let out = options
         .output
         .clone()
         .unwrap_or_else(|| options.root.join("public"));
-    let session = site::Session::with_options(options.clone()).publishing_to(out.clone());
-    run(session, "write", |session| {
-        let publishing = session.take_publishing().unwrap_or_default();
+    let before = match site::up_to_date::check(options, &out)? {
+        Ok(unchanged) => {
+            return Ok(BuildReport {
+                timings: unchanged.timings,
+                output: out,
+                pages: unchanged.pages,
+                cases: unchanged.cases,
+                files: unchanged.files,
+                rendered: 0,
+                changed: 0,
+                photos_derived: 0,
+                reviews: unchanged.reviews,
+                up_to_date: true,
+            });
+        }
+        Err(before) => before,
+    };
+    // The warnings are recorded, to be told again by a build with nothing to do.
+    let warnings = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut options = options.clone();
+    let told = options.notices.take();
+    let heard = warnings.clone();
+    options.notices = Some(Notices(Arc::new(move |notice| {
+        if let Notice::Warning(d) = &notice {
+            heard.lock().expect("warnings lock").push(d.clone());
+        }
+        Notices::tell(told.as_ref(), notice);
+    })));
+    let session = site::Session::with_options(options).publishing_to(out.clone());
+    // The output's lock is held until the build is recorded.
+    let mut lock = None;
+    let mut report = run(session, "write", |session| {
+        let mut publishing = session.take_publishing().unwrap_or_default();
+        lock = publishing.lock.take();
         let built = session.state().expect("a build that succeeded");
         let prior = publishing.prior.as_ref().expect("scanned by the build");
         let mut files: Vec<&output::Output> = built.files.values().map(Arc::as_ref).collect();
@@ -97,8 +132,16 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let record = site::cache_file(&built.config, output::RECORD_FILE);
         let staged = publishing.stage.map(output::Stage::finish).transpose()?;
         let written = output::write(&files, prior, &publishing.fingerprints, &record, staged)?;
-        Ok((out, written.changed, written.timings))
-    })
+        Ok((out.clone(), written.changed, written.timings))
+    })?;
+    let mut watch = Stopwatch::start();
+    let counts = (report.pages, report.cases, report.files);
+    let warnings = warnings.lock().expect("warnings lock");
+    site::up_to_date::record(&before, &out, counts, &report.reviews, &warnings);
+    drop(lock);
+    watch.lap("record");
+    report.timings.extend(watch.laps);
+    Ok(report)
 }
 
 /// What one shard of a CI job matrix derived (`casebook build --shard I/N`).
@@ -180,6 +223,7 @@ fn run(
         changed,
         photos_derived: built.images.derived,
         reviews: built.images.reviews(&built.corpus),
+        up_to_date: false,
     };
     // Freeing a whole site's pages and files takes a tenth of a second at 11,000 cases:
     // done aside, so the command line exits without waiting for it.

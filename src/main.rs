@@ -515,6 +515,16 @@ fn main() -> ExitCode {
             })
             .map(|r| {
                 print_timings(&r);
+                if r.up_to_date {
+                    return format!(
+                        "nothing changed since the last build: {} ({}, {}) in {} as they are (checked in {:.2?})",
+                        count(r.pages, "page", "pages"),
+                        count(r.cases, "case", "cases"),
+                        count(r.files, "file", "files"),
+                        r.output.display(),
+                        started.elapsed(),
+                    );
+                }
                 let derived = match r.photos_derived {
                     0 => String::new(),
                     n => format!(", {} derived", count(n, "photograph", "photographs")),

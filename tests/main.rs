@@ -32,5 +32,6 @@ mod serve_guard;
 mod serve_watch;
 mod signing;
 mod swap_race;
+mod up_to_date;
 mod visitors;
 mod workbench;

@@ -49,6 +49,18 @@ impl Beside {
         }
     }
 
+    /// Every one of them, for leaving them out where the site's files are listed.
+    pub(super) fn all(&self) -> [&Path; 6] {
+        [
+            &self.staging,
+            &self.pending,
+            &self.trash,
+            &self.lock,
+            &self.key_file,
+            &self.swap,
+        ]
+    }
+
     /// The key that seals journals of `out`, made if there is none.
     pub(super) fn key(&self, out: &Path) -> Option<Key> {
         Key::of(&self.key_file, out)

@@ -15,6 +15,7 @@ mod record;
 mod recovery_tests;
 mod seal;
 mod stage;
+pub(crate) mod up_to_date;
 mod write;
 
 use std::path::{Path, PathBuf};

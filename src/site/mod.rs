@@ -22,6 +22,7 @@ mod load;
 mod options;
 mod publish;
 mod release;
+pub(crate) mod up_to_date;
 mod whole;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,174 @@
+//! A build with nothing to do: the sources and the output folder exactly as the last build
+//! of this folder left them.
+//!
+//! After writing, a build records a digest of every file it could have read (path, size,
+//! modification and change times, device and inode: a stat each, no byte read) and a digest
+//! of the output folder as it wrote it, sealed with the output's key (`seal.rs`). The next
+//! build of the same folder computes both again; when they match, the output is what a build
+//! would write again, byte for byte (builds are reproducible), and nothing is loaded.
+//! A record that arrived with the site, is damaged, or was made for other sources or
+//! another output is never matched: the build then runs as always. The record decides only
+//! that nothing needs doing; it never names a file to write or remove.
+
+use std::os::unix::fs::MetadataExt as _;
+use std::path::Path;
+
+use blake2::{Blake2b512, Digest};
+use rayon::prelude::*;
+
+use super::beside::Beside;
+use crate::cache_file::{Reader, Writer};
+
+/// The record's file, in the cache folder.
+pub(crate) const FILE: &str = "up-to-date.bin";
+
+const MAGIC: &[u8] = b"casebook-up-to-date-1\n";
+
+pub(crate) type Digest32 = [u8; 32];
+
+/// A digest of every file a build of the site in `root` into `out` could read: all of
+/// `root` (hidden names too) but `.git`, the output, the folders casebook keeps beside it
+/// and the cache folder `cache`. `None` when one cannot be read or is a symbolic link:
+/// whatever it leads to could change unseen.
+pub(crate) fn sources(root: &Path, out: &Path, cache: &Path) -> Option<Digest32> {
+    let root = crate::paths::resolved(root);
+    let beside = Beside::of(out);
+    let (out, cache) = (crate::paths::resolved(out), crate::paths::resolved(cache));
+    let mut skip = vec![out.as_path(), cache.as_path()];
+    skip.extend(beside.all());
+    let began = std::time::SystemTime::now();
+    let (digest, newest) = tree(&root, &skip)?;
+    // File times are kept at a coarse tick: a file changed in the same tick as the one this
+    // listing saw, after it was read, would look unchanged. Like Git's "racily clean"
+    // entries, a site with a change that recent is not recorded at all.
+    let settled = began
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .checked_sub(SETTLED)?;
+    (newest < settled).then_some(digest)
+}
+
+/// How long ago the newest change must be for the sources' listing to be recorded.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A digest of the files below `dir`, leaving out the paths `skip` (as they appear below
+/// `dir`) and a top-level `.git`, and the newest change time among them; `None` as for
+/// `sources`.
+fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration)> {
+    let mut stamps = Vec::new();
+    walk(dir, "", skip, &mut stamps)?;
+    let newest = (stamps.iter())
+        .map(|(_, s)| {
+            let word = |i: usize| u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8"));
+            std::time::Duration::new(word(5), word(6) as u32)
+        })
+        .max()
+        .unwrap_or_default();
+    stamps.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut h = Blake2b512::new();
+    for (path, stamp) in &stamps {
+        h.update((path.len() as u64).to_le_bytes());
+        h.update(path.as_bytes());
+        h.update(stamp);
+    }
+    Some((h.finalize()[..32].try_into().expect("32 bytes"), newest))
+}
+
+type Stamped = (String, [u8; 56]);
+
+fn walk(root: &Path, rel: &str, skip: &[&Path], into: &mut Vec<Stamped>) -> Option<()> {
+    let dir = root.join(rel);
+    let mut subdirs = Vec::new();
+    for entry in std::fs::read_dir(&dir).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name().into_string().ok()?;
+        if rel.is_empty() && name == ".git" {
+            continue;
+        }
+        let path = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        if skip.iter().any(|s| *s == entry.path()) {
+            continue;
+        }
+        let meta = entry.metadata().ok()?;
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            return None;
+        }
+        let mut stamp = [0u8; 56];
+        for (i, n) in [
+            meta.dev(),
+            meta.ino(),
+            meta.size(),
+            meta.mtime() as u64,
+            meta.mtime_nsec() as u64,
+            meta.ctime() as u64,
+            meta.ctime_nsec() as u64,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            stamp[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
+        }
+        if kind.is_dir() {
+            // A folder's own stamp changes with every name added or removed in it.
+            subdirs.push(path.clone());
+        }
+        into.push((path, stamp));
+    }
+    let below: Vec<Vec<Stamped>> = subdirs
+        .par_iter()
+        .map(|sub| {
+            let mut part = Vec::new();
+            walk(root, sub, skip, &mut part).map(|()| part)
+        })
+        .collect::<Option<_>>()?;
+    into.extend(below.into_iter().flatten());
+    Some(())
+}
+
+/// Records that `out`, as it is now, is what a build of the sources with digest `sources`
+/// wrote, with `summary` (what the build reported) to tell again. A cache: a record that
+/// cannot be saved only means the next build runs in full.
+pub(crate) fn save(record_file: &Path, out: &Path, sources: &Digest32, summary: &[u8]) {
+    let Some(key) = Beside::of(out).key(out) else {
+        return;
+    };
+    let Some((output, _)) = tree(out, &[]) else {
+        forget(record_file);
+        return;
+    };
+    let mut w = Writer::new(MAGIC);
+    w.raw(sources);
+    w.raw(&output);
+    w.bytes(summary);
+    let body = w.finish();
+    let mut sealed = body.clone();
+    sealed.extend_from_slice(&key.seal(&body));
+    if super::save_atomically(record_file, &sealed).is_err() {
+        forget(record_file);
+    }
+}
+
+/// What the last build of `out` reported, when it was made from sources with digest
+/// `sources` and `out` is still exactly as it wrote it.
+pub(crate) fn check(record_file: &Path, out: &Path, sources: &Digest32) -> Option<Vec<u8>> {
+    let sealed = std::fs::read(record_file).ok()?;
+    let key = Beside::of(out).key(out)?;
+    let body = key.open(&sealed)?;
+    let mut r = Reader::open(body, MAGIC)?;
+    if r.raw(32)? != sources {
+        return None;
+    }
+    let output = r.raw(32)?;
+    let summary = r.bytes()?.to_vec();
+    (tree(out, &[])?.0.as_slice() == output).then_some(summary)
+}
+
+/// Removes the record, so the next build runs in full.
+pub(crate) fn forget(record_file: &Path) {
+    let _ = std::fs::remove_file(record_file);
+}
