@@ -232,6 +232,33 @@ pub(super) fn facet_codes(
     (meta, out)
 }
 
+/// At most this many facet slices per language: a query fetches the slices of the
+/// documents it found, a broad one the whole file (one request, not dozens).
+pub(super) const FACET_SLICES: usize = 32;
+/// At least this many documents per facet slice.
+const FACET_SLICE_DOCS: usize = 128;
+
+/// Documents per facet slice for an index of `n`, and the slices of `groups` (as from
+/// `facet_codes`): slice `i` holds every group's codes of documents `i * per` to
+/// `(i + 1) * per`. None when one slice would hold every document.
+pub(super) fn facet_slices(
+    groups: &[(usize, String)],
+    n: usize,
+) -> Option<(usize, Vec<Vec<&str>>)> {
+    let per = n.div_ceil(FACET_SLICES).max(FACET_SLICE_DOCS);
+    (n > per).then(|| {
+        let slices = (0..n.div_ceil(per))
+            .map(|i| {
+                let docs = i * per..((i + 1) * per).min(n);
+                (groups.iter())
+                    .map(|(width, text)| &text[docs.start * width..docs.end * width])
+                    .collect()
+            })
+            .collect();
+        (per, slices)
+    })
+}
+
 /// The snippet source cut at a word boundary near `SUMMARY_CHARS` characters.
 pub(super) fn summary(text: &str) -> String {
     // Words joined by single spaces, read only as far as the cut needs.

@@ -12,7 +12,8 @@
 //! - document chunks (`d<n>`): title, URL, key fields, snippet source and, for a graphic
 //!   photograph, its blurred placeholder, for a fixed number of documents per chunk;
 //! - `facets`: every document's facet values packed in a mixed-radix code (value -> documents
-//!   for every schema facet, with live counts computed in the browser);
+//!   for every schema facet, with live counts computed in the browser); also cut into
+//!   slices of documents (`f<n>`), so a query that finds a few documents fetches theirs;
 //! - `dates`: every document's date, loaded only to sort by date.
 //!
 //! Scores are precomputed here (BM25F: per-field weights and length normalisation), so the
@@ -39,7 +40,7 @@ use serde_json::json;
 use crate::config::{SearchConfig, SearchWeights};
 use crate::output::Output;
 use encode::{push_fixed, push_varint, score_char};
-use files::{Entry, Files, Record, Runs, facet_codes, shard_runs, summary, to_json};
+use files::{Entry, Files, Record, Runs, facet_codes, facet_slices, shard_runs, summary, to_json};
 use normalize::{Terms, normalize};
 
 /// At most this many document chunks per language, whatever the size of the archive.
@@ -562,12 +563,18 @@ fn build_language(
     );
 
     // Facets: each document's values as one mixed-radix number per group of facets.
+    // The whole file for a query that finds documents all over the index (or browses by
+    // facet), and the same codes cut into slices of documents for one that finds a few.
     let (facet_meta, groups) = facet_codes(&input.facets, n);
-    let facets_file = if input.facets.is_empty() {
-        serde_json::Value::Null
+    let (facets_file, facet_slices) = if input.facets.is_empty() {
+        (serde_json::Value::Null, None)
     } else {
         let codes: Vec<&str> = groups.iter().map(|g| g.1.as_str()).collect();
-        json!(files.add("facets", &codes))
+        let slices = facet_slices(&groups, n).map(|(per, slices)| {
+            let json = slices.iter().map(to_json).collect();
+            (per, files.add_set("f", json))
+        });
+        (json!(files.add("facets", &codes)), slices)
     };
 
     // Dates: days since 1800-01-01, plus one (0: no date), three characters each.
@@ -596,7 +603,9 @@ fn build_language(
             "p": shards.positions,
             "k": key_shards.hash,
             "n": name_shards.hash,
+            "f": facet_slices.as_ref().map(|s| &s.1),
         },
+        "facetSlice": facet_slices.as_ref().map(|s| s.0),
         "shards": shards.first,
         "keys": key_shards.first,
         "names": name_shards.first,

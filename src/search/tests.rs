@@ -269,6 +269,33 @@ fn facet_codes_round_trip() {
 }
 
 #[test]
+fn facet_slices_cut_every_group_at_the_same_documents() {
+    let groups = vec![
+        (2, "ab".repeat(1000)),
+        (1, "x".repeat(1000)),
+        (3, "pqr".repeat(1000)),
+    ];
+    assert!(
+        facet_slices(&groups[..1], 100).is_none(),
+        "one slice is the whole file"
+    );
+    let (per, slices) = facet_slices(&groups, 1000).unwrap();
+    assert_eq!(per, 128);
+    assert_eq!(slices.len(), 8);
+    for (g, (width, whole)) in groups.iter().enumerate() {
+        let joined: String = slices.iter().map(|s| s[g]).collect();
+        assert_eq!(&joined, whole);
+        assert_eq!(slices[0][g].len(), per * width);
+        assert_eq!(slices[7][g].len(), (1000 - 7 * per) * width);
+    }
+    // However large the index, at most `FACET_SLICES` of them.
+    let big = vec![(1, "x".repeat(100_003))];
+    let (per, slices) = facet_slices(&big, 100_003).unwrap();
+    assert_eq!(slices.len(), super::files::FACET_SLICES);
+    assert!(per * super::files::FACET_SLICES >= 100_003);
+}
+
+#[test]
 fn list_facets_with_many_values_use_several_characters() {
     let facets = vec![FacetTable {
         name: "many".into(),

@@ -589,33 +589,63 @@
       return out;
     });
   };
-  Engine.prototype.codes = function () {
+  // Facet values, filled in as queries need them: per group, one code a document (a
+  // mixed-radix number of single-valued facets) or `m.groups[g]` six-bit sets a document
+  // (a list facet); per single-valued facet, its value digit a document (0: none).
+  Engine.prototype.facetState = function () {
     var m = this.m;
-    if (!m.facetsFile) return Promise.resolve([]);
-    if (!this.decoded) {
-      this.decoded = this.file(m.facetsFile).then(function (groups) {
-        var bits = {};
-        m.facets.forEach(function (f) { if (f.multi) bits[f.group] = 1; });
-        return groups.map(function (s, g) {
-          var w = m.groups[g], out = new Float64Array(m.n);
-          if (bits[g]) return s;
-          for (var d = 0; d < m.n; d++) out[d] = fixed(s, d * w, w);
-          return out;
-        });
+    if (!this.fs) {
+      var multi = {}, per = m.facetSlice || m.n || 1;
+      m.facets.forEach(function (f) { if (f.multi) multi[f.group] = 1; });
+      this.fs = {
+        multi: multi, per: per, whole: false, filled: new Uint8Array(Math.ceil(m.n / per)),
+        codes: m.groups.map(function (w, g) { return multi[g] ? new Uint8Array(m.n * w) : new Float64Array(m.n); }),
+        digits: m.facets.map(function (f) { return f.multi ? null : new Float64Array(m.n); }),
+      };
+    }
+    return this.fs;
+  };
+  // Fills in the facet values of the documents from `first` on, from a slice's (or the whole
+  // file's) codes, one string a group.
+  Engine.prototype.fillFacets = function (groups, first) {
+    var m = this.m, fs = this.fs, places = [];
+    groups.forEach(function (s, g) {
+      var w = m.groups[g], out = fs.codes[g], count = s.length / w, d, k;
+      if (fs.multi[g]) for (k = 0; k < count * w; k++) out[first * w + k] = VAL[s.charAt(k)];
+      else for (d = 0; d < count; d++) out[first + d] = fixed(s, d * w, w);
+    });
+    m.facets.forEach(function (f, fi) {
+      if (f.multi) return;
+      var place = places[f.group] || 1, code = fs.codes[f.group], out = fs.digits[fi];
+      var last = Math.min(m.n, first + groups[f.group].length / m.groups[f.group]);
+      for (var d = first; d < last; d++) out[d] = Math.floor(code[d] / place) % f.radix;
+      places[f.group] = place * f.radix;
+    });
+  };
+  // The facet values of `docs`: the slices that hold them, or the whole file when they are
+  // spread over most of the index (one request rather than dozens). Null with no facets.
+  Engine.prototype.facetsFor = function (docs) {
+    var self = this, m = this.m;
+    if (!m.facetsFile) return Promise.resolve(null);
+    var fs = this.facetState(), need = [], seen = new Uint8Array(fs.filled.length);
+    if (!fs.whole) {
+      docs.forEach(function (d) {
+        var i = Math.floor(d / fs.per);
+        if (!fs.filled[i] && !seen[i]) { seen[i] = 1; need.push(i); }
       });
     }
-    return this.decoded;
-  };
-  // The value digit of each single-valued facet for every document (list facets: null).
-  Engine.prototype.facetDigits = function (codes) {
-    var places = [];
-    return this.m.facets.map(function (f) {
-      if (f.multi) return null;
-      var place = places[f.group] || 1, code = codes[f.group], out = new Float64Array(code.length);
-      for (var d = 0; d < code.length; d++) out[d] = Math.floor(code[d] / place) % f.radix;
-      places[f.group] = place * f.radix;
-      return out;
-    });
+    if (!need.length) return Promise.resolve(fs);
+    if (!m.files.f || need.length > fs.filled.length / 2) {
+      return this.file(m.facetsFile).then(function (groups) {
+        if (!fs.whole) { self.fillFacets(groups, 0); fs.whole = true; fs.filled.fill(1); }
+        return fs;
+      });
+    }
+    return Promise.all(need.map(function (i) {
+      return self.file(self.name("f", i)).then(function (groups) {
+        if (!fs.filled[i]) { self.fillFacets(groups, i * fs.per); fs.filled[i] = 1; }
+      });
+    })).then(function () { return fs; });
   };
   // The records of documents, in the order given: {doc, path, title, summary, ...}.
   Engine.prototype.records = function (docs) {
@@ -649,14 +679,10 @@
     var loads = [Promise.all(qt.map(function (t, i) {
       var last = i === qt.length - 1;
       return self.matchAny(t, prefixLast && last, retry && last);
-    // The facets file only when its counts are shown (`counts: false`: folded away) or a
-    // filter is on.
-    })), state.counts === false && !filtering ? null : this.codes(),
-      Promise.all(phrases.map(function (words) { return self.matchPhrase(words); }))];
+    })), Promise.all(phrases.map(function (words) { return self.matchPhrase(words); }))];
     if (state.sort === "date") loads.push(this.file(m.datesFile));
     return Promise.all(loads).then(function (r) {
-      var loaded = performance.now(), maps = r[0], dates = r[3], base = [], nearBase = [], scores = new Map(), nearLabel = new Map();
-      var phrase = r[2];
+      var loaded = performance.now(), maps = r[0], phrase = r[1], dates = r[2], base = [], nearBase = [], scores = new Map(), nearLabel = new Map();
       if (qt.length) {
         var smallest = 0;
         maps.forEach(function (x, i) { if (x.size < maps[smallest].size) smallest = i; });
@@ -675,71 +701,91 @@
           else { nearBase.push(d); nearLabel.set(d, labels.join(" ")); }
         });
       } else for (var d = 0; d < m.n; d++) base.push(d);
-      var digits = r[1] ? self.digits || (self.digits = r[1].length ? self.facetDigits(r[1]) : []) : [];
-      function has(fi, d, v) {
-        var f = m.facets[fi], w = m.groups[f.group];
-        if (f.multi) return (VAL[r[1][f.group].charAt(d * w + Math.floor(v / 6))] >> (v % 6)) & 1;
-        return digits[fi][d] === v + 1;
-      }
       var filtered = [];
       active.forEach(function (a, fi) { if (a.indexOf(true) >= 0) filtered.push(fi); });
-      function passes(d, except) {
+      // The facet values of the documents found: their counts are shown (`counts: false`:
+      // folded away) or a filter is on; near matches' only to filter them.
+      var wanted = state.counts !== false || filtering;
+      var facets = wanted ? self.facetsFor(filtering ? base.concat(nearBase) : base) : Promise.resolve(null);
+      function has(fs, fi, d, v) {
+        var f = m.facets[fi], w = m.groups[f.group];
+        if (f.multi) return (fs.codes[f.group][d * w + Math.floor(v / 6)] >> (v % 6)) & 1;
+        return fs.digits[fi][d] === v + 1;
+      }
+      function passes(fs, d, except) {
         for (var i = 0; i < filtered.length; i++) {
           var fi = filtered[i], ok = false;
           if (fi === except) continue;
-          for (var v = 0; v < active[fi].length && !ok; v++) ok = active[fi][v] && has(fi, d, v);
+          for (var v = 0; v < active[fi].length && !ok; v++) ok = active[fi][v] && has(fs, fi, d, v);
           if (!ok) return false;
         }
         return true;
       }
-      var counts = r[1] && m.facets.map(function (f, fi) {
-        var c = f.values.map(function () { return 0; }), w = m.groups[f.group], s = r[1][f.group];
-        base.forEach(function (d) {
-          if (filtered.length && !passes(d, fi)) return;
-          if (!f.multi) { if (digits[fi][d]) c[digits[fi][d] - 1]++; return; }
-          for (var k = 0; k < w; k++) {
-            for (var bits = VAL[s.charAt(d * w + k)], v = k * 6; bits; bits >>= 1, v++) if (bits & 1) c[v]++;
-          }
+      function count(fs) {
+        return fs && m.facets.map(function (f, fi) {
+          var c = f.values.map(function () { return 0; }), w = m.groups[f.group], sets = fs.codes[f.group], digits = fs.digits[fi];
+          base.forEach(function (d) {
+            if (filtered.length && !passes(fs, d, fi)) return;
+            if (!f.multi) { if (digits[d]) c[digits[d] - 1]++; return; }
+            for (var k = 0; k < w; k++) {
+              for (var bits = sets[d * w + k], v = k * 6; bits; bits >>= 1, v++) if (bits & 1) c[v]++;
+            }
+          });
+          return c;
         });
-        return c;
-      });
-      var rel = function (a, b) { return (scores.get(b) || 0) - (scores.get(a) || 0) || a - b; };
-      var order = dates ? function (a, b) { return fixed(dates, b * 3, 3) - fixed(dates, a * 3, 3) || rel(a, b); } : rel;
-      var hits = base.filter(function (d) { return passes(d, -1); }).sort(order);
-      // Near matches by the spelling they matched, the largest group first.
-      var groups = new Map(), groupKeys = new Map(), nearTotal = 0;
-      nearBase.forEach(function (d) {
-        if (!passes(d, -1)) return;
-        var label = nearLabel.get(d);
-        // Spellings of one name make one group (Hasan and حسن).
-        if (!groups.has(label)) {
-          var key = label.indexOf(" ") < 0 ? nameKey(label) : null;
-          if (key) for (var g of groupKeys) if (sameName(key, g[1])) { label = g[0]; break; }
-          if (key && !groups.has(label)) groupKeys.set(label, key);
-        }
-        if (!groups.has(label)) groups.set(label, []);
-        groups.get(label).push(d);
-        nearTotal++;
-      });
-      // The groups closest to the query first (their best score), then the largest.
-      var near = Array.from(groups, function (g) {
-        var best = Math.max.apply(null, g[1].map(function (d) { return scores.get(d) || 0; }));
-        return { label: g[0], count: g[1].length, docs: g[1].sort(order), items: [], best: best };
-      });
-      near.sort(function (a, b) { return b.best - a.best || b.count - a.count || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0); });
-      var per = m.perPage, pages = Math.max(1, Math.ceil(hits.length / per));
-      var page = Math.min(Math.max(1, state.page || 1), pages), shown = hits.slice((page - 1) * per, page * per);
-      var nearShown = [];
-      near.slice(0, NEAR_GROUPS).forEach(function (g) { nearShown = nearShown.concat(g.docs.slice(0, per >= 1e6 ? g.count : NEAR_ITEMS)); });
-      return self.records(shown.concat(nearShown)).then(function (items) {
-        var at = shown.length;
-        near.slice(0, NEAR_GROUPS).forEach(function (g) {
-          var n = Math.min(g.count, per >= 1e6 ? g.count : NEAR_ITEMS);
+      }
+      // The results in order, the page shown and the near matches' groups.
+      function rank(fs) {
+        var rel = function (a, b) { return (scores.get(b) || 0) - (scores.get(a) || 0) || a - b; };
+        var order = dates ? function (a, b) { return fixed(dates, b * 3, 3) - fixed(dates, a * 3, 3) || rel(a, b); } : rel;
+        var hits = base.filter(function (d) { return passes(fs, d, -1); }).sort(order);
+        // Near matches by the spelling they matched, the largest group first.
+        var groups = new Map(), groupKeys = new Map(), nearTotal = 0;
+        nearBase.forEach(function (d) {
+          if (!passes(fs, d, -1)) return;
+          var label = nearLabel.get(d);
+          // Spellings of one name make one group (Hasan and حسن).
+          if (!groups.has(label)) {
+            var key = label.indexOf(" ") < 0 ? nameKey(label) : null;
+            if (key) for (var g of groupKeys) if (sameName(key, g[1])) { label = g[0]; break; }
+            if (key && !groups.has(label)) groupKeys.set(label, key);
+          }
+          if (!groups.has(label)) groups.set(label, []);
+          groups.get(label).push(d);
+          nearTotal++;
+        });
+        // The groups closest to the query first (their best score), then the largest.
+        var near = Array.from(groups, function (g) {
+          var best = Math.max.apply(null, g[1].map(function (d) { return scores.get(d) || 0; }));
+          return { label: g[0], count: g[1].length, docs: g[1].sort(order), items: [], best: best };
+        });
+        near.sort(function (a, b) { return b.best - a.best || b.count - a.count || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0); });
+        var per = m.perPage, pages = Math.max(1, Math.ceil(hits.length / per));
+        var page = Math.min(Math.max(1, state.page || 1), pages), shown = hits.slice((page - 1) * per, page * per);
+        var nearShown = [];
+        near.slice(0, NEAR_GROUPS).forEach(function (g) { nearShown = nearShown.concat(g.docs.slice(0, per >= 1e6 ? g.count : NEAR_ITEMS)); });
+        return { hits: hits, shown: shown, nearShown: nearShown, near: near, nearTotal: nearTotal, page: page, pages: pages };
+      }
+      function result(ranked, items, fs) {
+        var at = ranked.shown.length;
+        ranked.near.slice(0, NEAR_GROUPS).forEach(function (g) {
+          var n = Math.min(g.count, m.perPage >= 1e6 ? g.count : NEAR_ITEMS);
           g.items = items.slice(at, at + n);
           at += n;
         });
-        return { terms: qt, prefix: prefixLast, total: hits.length, page: page, pages: pages, items: items.slice(0, shown.length), counts: counts, loaded: loaded,
-          near: { total: nearTotal, groups: near } };
+        return { terms: qt, prefix: prefixLast, total: ranked.hits.length, page: ranked.page, pages: ranked.pages, items: items.slice(0, ranked.shown.length), counts: count(fs), loaded: loaded,
+          near: { total: ranked.nearTotal, groups: ranked.near } };
+      }
+      // Unfiltered, the results do not depend on the facets: their records load beside them.
+      if (!filtering) {
+        var ranked = rank(null);
+        return Promise.all([facets, self.records(ranked.shown.concat(ranked.nearShown))]).then(function (x) {
+          return result(ranked, x[1], x[0]);
+        });
+      }
+      return facets.then(function (fs) {
+        var ranked = rank(fs);
+        return self.records(ranked.shown.concat(ranked.nearShown)).then(function (items) { return result(ranked, items, fs); });
       });
     }).then(function (r) {
       // Nothing at all for the exact word: try it as the beginning of a word (near).
