@@ -12,7 +12,11 @@
 #   alternating pairs with Hugo doing the same over the same cases (`gen-corpus --hugo`:
 #   taxonomies for the same facets, lists paginated by 50), if `hugo` is installed
 #   (`apt-get install hugo`). Medians, their ratio, and each one's peak memory; the
-#   removal's own median too, and what 3x Hugo would be.
+#   removal's own median too, and what 3x Hugo would be. With Pagefind (from npm, installed
+#   under target/pagefind; PAGEFIND=path for another), Hugo's runs are Hugo then Pagefind
+#   over its output, what a team would run instead, and the ratio to casebook is printed.
+# - cp -a of casebook's output (into a fresh folder), in the same runs: the disk's own
+#   pace for the same files, and casebook's ratio to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-11000}
@@ -75,20 +79,51 @@ hugo_scratch() {
   removal_log="$work/removed-hugo" removing "$hugo_site/public" "$hugo_site/resources"
   hugo --quiet --source "$hugo_site" >/dev/null
 }
-export -f removing scratch hugo_scratch
-export bin corpus hugo_site work
-cb=() hg=()
+# What a team would run instead: Hugo, then Pagefind over Hugo's output for the search.
+hugo_pagefind_scratch() {
+  hugo_scratch
+  "$pagefind" --site "$hugo_site/public" >/dev/null
+}
+# The disk's own pace: copying casebook's output as it is (`cp -a`), into a folder removed
+# (and synced) before the timed command.
+copying() {
+  cp -a "$corpus/public" "$work/copy"
+}
+# Pagefind from npm, kept under target/ (PAGEFIND=path uses that binary instead).
+pagefind=${PAGEFIND:-}
+if [ -z "$pagefind" ] && command -v npm >/dev/null; then
+  [ -x target/pagefind/node_modules/.bin/pagefind ] ||
+    npm install --silent --prefix target/pagefind pagefind@1 >/dev/null 2>&1 || true
+  [ -x target/pagefind/node_modules/.bin/pagefind ] && pagefind=$PWD/target/pagefind/node_modules/.bin/pagefind
+fi
+export -f removing scratch hugo_scratch hugo_pagefind_scratch copying
+export bin corpus hugo_site work pagefind
+cb=() hg=() hp=() cp=()
 for _ in $(seq "$runs"); do
   sync
   cb+=("$(timed bash -c scratch)")
+  rm -rf "$work/copy"; sync
+  cp+=("$(timed bash -c copying)")
   if command -v hugo >/dev/null; then
     sync
-    hg+=("$(timed bash -c hugo_scratch)")
+    if [ -n "$pagefind" ]; then
+      hp+=("$(timed bash -c hugo_pagefind_scratch)")
+    else
+      hg+=("$(timed bash -c hugo_scratch)")
+    fi
   fi
 done
 printf 'from scratch  %8s  %8s   (casebook; runs: %s)\n' "$(secs "${cb[@]}")" "$(peak "${cb[@]}")" "$(printf '%s ' "${cb[@]%% *}")"
 removed_s() { median <"$work/removed-$1" | awk '{printf "%.2f", $1 / 1000}'; }
 echo "  of which removing the previous output: $(removed_s casebook) s (median)"
+printf 'cp -a of casebook'"'"'s output  %8s  (runs: %s)\n' "$(secs "${cp[@]}")" "$(printf '%s ' "${cp[@]%% *}")"
+echo "casebook from scratch / cp -a: $(awk -v a="$(secs "${cb[@]}")" -v b="$(secs "${cp[@]}")" 'BEGIN {printf "%.2f", a / b}'); without the removal: $(awk -v a="$(secs "${cb[@]}")" -v r="$(removed_s casebook)" -v b="$(secs "${cp[@]}")" 'BEGIN {printf "%.2f", (a - r) / b}')"
+if [ ${#hp[@]} -gt 0 ]; then
+  printf 'from scratch  %8s  %8s   (%s, then Pagefind %s; runs: %s)\n' "$(secs "${hp[@]}")" "$(peak "${hp[@]}")" \
+    "$(hugo version | cut -d' ' -f1-2)" "$("$pagefind" --version 2>/dev/null | tr -d '\n')" "$(printf '%s ' "${hp[@]%% *}")"
+  echo "  of which removing Hugo's previous output: $(removed_s hugo) s (median)"
+  echo "casebook / (Hugo + Pagefind), ratio of medians: $(awk -v a="$(secs "${cb[@]}")" -v b="$(secs "${hp[@]}")" 'BEGIN {printf "%.2f", a / b}') (target <= 0.25)"
+fi
 if [ ${#hg[@]} -gt 0 ]; then
   printf 'from scratch  %8s  %8s   (%s; runs: %s)\n' "$(secs "${hg[@]}")" "$(peak "${hg[@]}")" \
     "$(hugo version | cut -d' ' -f1-2)" "$(printf '%s ' "${hg[@]%% *}")"

@@ -49,12 +49,16 @@ enum Command {
         /// Links name index.html so the site works opened straight from disk.
         #[arg(long)]
         portable: bool,
+        /// Publish each case's Merkle proof although the build is not signed (a signed
+        /// build always does).
+        #[arg(long)]
+        proofs: bool,
         #[command(flatten)]
         sign: SignArgs,
         /// Only derive part I of N of the photographs into the image cache, for a CI job
         /// matrix (e.g. 2/4); writes no site and reads no signing key. A build over the
         /// merged caches of all N parts then derives nothing.
-        #[arg(long, value_name = "I/N", conflicts_with_all = ["output", "base_url", "portable"])]
+        #[arg(long, value_name = "I/N", conflicts_with_all = ["output", "base_url", "portable", "proofs"])]
         shard: Option<casebook::Shard>,
     },
     /// Make a key pair for signing releases: DIR/casebook.key (secret) and DIR/casebook.pub.
@@ -498,6 +502,7 @@ fn main() -> ExitCode {
             output,
             base_url,
             portable,
+            proofs,
             sign,
             shard: None,
         } => signing(sign)
@@ -511,6 +516,7 @@ fn main() -> ExitCode {
                     progress: Some(image_progress()),
                     notices: Some(print_notices()),
                     signing,
+                    proofs,
                 })
             })
             .map(|r| {

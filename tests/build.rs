@@ -606,26 +606,43 @@ fn a_one_case_edit_rewrites_only_the_proofs_that_share_its_merkle_chunks() {
             ),
         );
     }
-    site.build().success();
-    let proofs = |site: &SiteTest| tree(&site.public().join("verify/proofs"));
+    let build = |site: &SiteTest| site.run(&["build", "--proofs"]);
+    build(&site).success();
+    // Case -> (the shard holding its proof, the proof); and each shard's bytes.
+    type Proofs = std::collections::BTreeMap<String, (String, serde_json::Value)>;
+    let proofs = |site: &SiteTest| -> (Proofs, Vec<(String, Vec<u8>)>) {
+        let shards: Vec<(String, Vec<u8>)> = tree(&site.public().join("verify/proofs"))
+            .into_iter()
+            .filter(|(path, _)| path != "index.json")
+            .collect();
+        let mut by_case = Proofs::new();
+        for (path, bytes) in &shards {
+            let shard: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+            for proof in shard["proofs"].as_array().unwrap() {
+                let case = proof["case"].as_str().unwrap().to_string();
+                by_case.insert(case, (path.clone(), proof.clone()));
+            }
+        }
+        (by_case, shards)
+    };
     let leaves = |site: &SiteTest| -> Vec<serde_json::Value> {
         let manifest: serde_json::Value =
             serde_json::from_str(&site.file("manifest.json")).unwrap();
         manifest["files"].as_array().unwrap().clone()
     };
-    let (proofs_before, leaves_before) = (proofs(&site), leaves(&site));
+    let ((proofs_before, shards_before), leaves_before) = (proofs(&site), leaves(&site));
     let chunks_before = site.file("verify/chunks.json");
     let site = site.edit(
         "content/cases/m-200/index.md",
         "Narrative of m-200.",
         "Narrative of m-200, corrected.",
     );
-    let edited = site.build();
+    let edited = build(&site);
     let (_, changed) = rendered_and_changed(edited.success());
-    let (proofs_after, leaves_after) = (proofs(&site), leaves(&site));
+    let ((proofs_after, shards_after), leaves_after) = (proofs(&site), leaves(&site));
     assert_eq!(leaves_before.len(), leaves_after.len());
     assert_ne!(site.file("verify/chunks.json"), chunks_before);
-    // Exactly the proofs with a leaf in a chunk where a file changed are written again.
+    // Exactly the proofs with a leaf in a chunk where a file changed are made again.
     let touched: std::collections::BTreeSet<u64> = leaves_before
         .iter()
         .zip(&leaves_after)
@@ -635,9 +652,9 @@ fn a_one_case_edit_rewrites_only_the_proofs_that_share_its_merkle_chunks() {
         .collect();
     assert!(!touched.is_empty());
     assert_eq!(proofs_before.len(), proofs_after.len());
-    let mut rewritten = 0;
-    for ((path, before), (_, after)) in proofs_before.iter().zip(&proofs_after) {
-        let proof: serde_json::Value = serde_json::from_slice(after).unwrap();
+    let (mut rewritten, mut proofs_changed) = (std::collections::BTreeSet::new(), 0);
+    for ((case, before), (_, after)) in proofs_before.iter().zip(&proofs_after) {
+        let proof = &after.1;
         let mut indices: Vec<u64> = proof["files"]
             .as_array()
             .unwrap()
@@ -646,20 +663,33 @@ fn a_one_case_edit_rewrites_only_the_proofs_that_share_its_merkle_chunks() {
             .collect();
         indices.push(proof["case_index"].as_u64().unwrap());
         let shares = indices.iter().any(|i| touched.contains(&(i / 64)));
-        assert_eq!(before != after, shares, "{path}");
-        rewritten += usize::from(shares);
+        assert_eq!(before.1 != after.1, shares, "{case}");
+        if shares {
+            rewritten.insert(after.0.clone());
+            proofs_changed += 1;
+        }
     }
+    // Only the shards holding such a proof are written again.
+    assert_eq!(shards_before.len(), shards_after.len());
+    let shards_changed: std::collections::BTreeSet<String> = shards_before
+        .iter()
+        .zip(&shards_after)
+        .filter(|(b, a)| b != a)
+        .map(|(_, a)| a.0.clone())
+        .collect();
+    assert_eq!(shards_changed, rewritten);
     assert!(
-        rewritten < proofs_before.len() / 2,
-        "{rewritten} of {} proofs changed",
+        proofs_changed < proofs_before.len() / 2,
+        "{proofs_changed} of {} proofs changed",
         proofs_before.len()
     );
-    // The pages, whole-site files and search files the edit touches, and the proofs. Search
+    // The pages, whole-site files and search files the edit touches, and the shards. Search
     // files are named by volumes of 16: the edit renames a volume of term shards, its
     // positions files and a volume of record chunks (at most 48), whatever the archive's size.
     assert!(
-        changed < 17 + 48 + rewritten,
-        "{rewritten} proofs: {}",
+        changed < 17 + 48 + rewritten.len(),
+        "{} shards: {}",
+        rewritten.len(),
         edited.stdout
     );
     // The untouched proofs still lead to the new root: the whole folder verifies.

@@ -24,6 +24,7 @@ mod layers;
 mod links;
 mod package;
 mod portable;
+mod proofs;
 mod review;
 mod search;
 mod serve;

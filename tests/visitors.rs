@@ -158,7 +158,8 @@ fn browser_the_verify_form_stays_hidden_in_a_portable_copy() {
         return;
     };
     let site = bundled();
-    site.run(&["build", "--portable"]).success();
+    // With the proofs the form exists (an unsigned build without them has none at all).
+    site.run(&["build", "--portable", "--proofs"]).success();
     let page = site.public().join("verify/index.html");
     b.goto(&format!("file://{}", page.display()));
     b.wait_for("document.readyState === 'complete'");

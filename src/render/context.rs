@@ -90,13 +90,15 @@ struct NavEntry<'a> {
 }
 
 impl Shared {
-    /// `previous` (serve's last build) lends its serialised chart data when it is unchanged.
+    /// `previous` (serve's last build) lends its serialised chart data when it is unchanged;
+    /// `proofs`: whether the build publishes the per-case proofs.
     pub(crate) fn new(
         config: &Config,
         corpus: &Corpus,
         theme: &Theme,
         prepared: &super::Prepared,
         previous: Option<&Shared>,
+        proofs: bool,
     ) -> Shared {
         let mut per_lang = BTreeMap::new();
         let (facets, released) = (&prepared.facets, prepared.released);
@@ -141,7 +143,7 @@ impl Shared {
                         "path": format!("{}search/", config.language_prefix(&lang.code)),
                     })
                 })),
-                verify: Value::from_serializable(&verify_paths(config, &lang.code)),
+                verify: Value::from_serializable(&verify_paths(config, &lang.code, proofs)),
             };
             per_lang.insert(
                 lang.code.clone(),
@@ -264,13 +266,14 @@ impl PageContext {
 }
 
 /// The verification page and files, and the public key when the site has one.
-fn verify_paths(config: &Config, lang: &str) -> serde_json::Value {
+fn verify_paths(config: &Config, lang: &str, proofs: bool) -> serde_json::Value {
     use crate::signing::{PUBLIC_KEY_FILE, SIGNATURE_FILE};
     serde_json::json!({
         "path": verify_page_path(config, lang),
         "manifest": format!("/{}", crate::integrity::manifest::MANIFEST),
         "signature": format!("/{SIGNATURE_FILE}"),
-        "proofs": format!("/{}", crate::signing::PROOFS_DIR),
+        // Whether each case's proof is published, for the check of one record.
+        "proofs": proofs,
         "public_key": config.public_key.as_ref().map(|k| k.to_base64()),
         "public_key_id": config.public_key.as_ref().map(|k| k.id()),
         "public_key_file": config.public_key.as_ref().map(|_| format!("/{PUBLIC_KEY_FILE}")),

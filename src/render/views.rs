@@ -110,8 +110,6 @@ pub(crate) struct CaseView<'a> {
     /// Display text of each `column = true` field, in schema order (empty when absent), so
     /// list tables stay aligned.
     pub(crate) columns: Vec<String>,
-    /// The case's Merkle proof (`/verify/proofs/<id>.json`).
-    pub(crate) proof: String,
 }
 
 /// What the tombstone of a withdrawn case shows: nothing of the record but its id.
@@ -122,12 +120,6 @@ pub(crate) struct TombstoneView<'a> {
     /// `2026-12-01`.
     pub(crate) date: String,
     pub(crate) date_display: String,
-    pub(crate) proof: String,
-}
-
-/// Where a case's Merkle proof is published.
-pub(crate) fn proof_path(case_id: &str) -> String {
-    format!("/{}{case_id}.json", crate::signing::PROOFS_DIR)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -234,7 +226,6 @@ pub(crate) fn case_view<'a>(
         .collect();
     CaseView {
         columns,
-        proof: proof_path(&case.id),
         id: &case.id,
         synthetic: case.is_synthetic(),
         fields,
@@ -399,7 +390,6 @@ impl<'a> ViewContext<'a> {
             reason: &withdrawal.reason,
             date: withdrawal.date.format("%Y-%m-%d").to_string(),
             date_display: locale::format_date(&withdrawal.date, &page.meta.lang),
-            proof: proof_path(&case.id),
         })
     }
 

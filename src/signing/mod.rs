@@ -22,8 +22,8 @@ use crate::public_key::{COMMENT_PREFIX, key_id};
 
 /// The signature, beside the manifest.
 pub(crate) const SIGNATURE_FILE: &str = "manifest.json.minisig";
-/// Per-case Merkle proofs: `verify/proofs/<case id>.json`.
-pub(crate) const PROOFS_DIR: &str = "verify/proofs/";
+/// Per-case Merkle proofs, packed into shards: `verify/proofs/<n>.json` and `index.json`.
+pub(crate) const PROOFS_DIR: &str = crate::integrity::shards::DIR;
 /// The roots of the Merkle tree's chunks, which lead every proof on to the root.
 pub(crate) const CHUNKS_FILE: &str = "verify/chunks.json";
 /// The files made after the manifest, which it therefore cannot list (with the proofs).

@@ -408,6 +408,7 @@ impl Session {
             &theme,
             &prepared,
             old.map(|o| o.shared.as_ref()),
+            self.options.publishes_proofs(),
         ));
         let unchanged = self
             .publishing
@@ -415,7 +416,8 @@ impl Session {
             .and_then(|p| p.prior.as_ref())
             .map(|prior| {
                 let o = &self.options;
-                let options = format!("{:?}", (&o.base_url, o.drafts, o.portable));
+                let proofs = o.publishes_proofs();
+                let options = format!("{:?}", (&o.base_url, o.drafts, o.portable, proofs));
                 render::Unchanged::new(prior, &config, &theme, &shared, &options)
             });
         let renderer = Renderer {
@@ -677,7 +679,7 @@ impl Session {
         // Independent of each other: the manifest's bytes and the proofs.
         let (manifest_file, mut made) = rayon::join(
             || published.unwrap_or_else(|| manifest.output()),
-            || release::proofs(&tree, &manifest),
+            || release::proofs(&tree, &manifest, self.options.publishes_proofs()),
         );
         if let (Some(publishing), Some(f)) = (self.publishing.as_mut(), fingerprint) {
             publishing

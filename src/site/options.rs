@@ -53,6 +53,16 @@ pub struct BuildOptions {
     pub progress: Option<Progress>,
     /// Sign the manifest (`--sign`).
     pub signing: Option<super::Signing>,
+    /// Publish the per-case proofs although the build is not signed (`--proofs`); a signed
+    /// build always publishes them.
+    pub proofs: bool,
     /// Hears notes and warnings as they come.
     pub notices: Option<Notices>,
+}
+
+impl BuildOptions {
+    /// Whether the build publishes each case's Merkle proof and the chunk list.
+    pub(crate) fn publishes_proofs(&self) -> bool {
+        self.signing.is_some() || self.proofs
+    }
 }

@@ -1,5 +1,5 @@
-//! The release files made after the manifest: each case's Merkle proof, the signature, and
-//! the public key file. None of them is listed in the manifest: a proof and the signature
+//! The release files made after the manifest: each case's Merkle proof (packed into shards),
+//! the signature, and the public key file. None of them is listed in the manifest: a proof and the signature
 //! are made from it, and each carries what it is checked against.
 
 use std::collections::BTreeMap;
@@ -13,10 +13,9 @@ use crate::error::{Diagnostic, Error, Result};
 use crate::integrity::CaseRecord;
 use crate::integrity::manifest::{Manifest, WithdrawnRecord};
 use crate::integrity::merkle::{Chunks, Proof, Tree};
+use crate::integrity::shards;
 use crate::output::{self, Output};
-use crate::signing::{
-    CHUNKS_FILE, PROOFS_DIR, PUBLIC_KEY_FILE, Release, SIGNATURE_FILE, SigningKey,
-};
+use crate::signing::{CHUNKS_FILE, PUBLIC_KEY_FILE, Release, SIGNATURE_FILE, SigningKey};
 
 /// How a build signs its manifest (`casebook build --sign`).
 #[derive(Debug, Clone)]
@@ -113,10 +112,15 @@ pub(super) fn case_records(state: &State) -> Vec<CaseRecord> {
         .collect()
 }
 
-/// One proof per case, at `verify/proofs/<id>.json`, and the chunk list they lead through.
-pub(super) fn proofs(tree: &Tree, manifest: &Manifest) -> Vec<Output> {
+/// Every case's proof, packed into shards (`verify/proofs/<n>.json`, `integrity::shards`)
+/// with their index, and the chunk list they lead through; nothing unless `published`
+/// (a signed build, or `--proofs`): unsigned, a proof vouches only for itself.
+pub(super) fn proofs(tree: &Tree, manifest: &Manifest, published: bool) -> Vec<Output> {
+    if !published {
+        return Vec::new();
+    }
     let files = &manifest.files;
-    let mut made: Vec<Output> = manifest
+    let proofs: Vec<Proof> = manifest
         .cases
         .par_iter()
         .enumerate()
@@ -127,16 +131,27 @@ pub(super) fn proofs(tree: &Tree, manifest: &Manifest) -> Vec<Output> {
                 .iter()
                 .filter_map(|p| files.binary_search_by(|f| f.path.cmp(p)).ok())
                 .collect();
-            let proof = Proof::new(tree, files, &case.case, files.len() + i, &indices);
-            let mut bytes = serde_json::to_vec(&proof).expect("a proof serialises");
-            bytes.push(b'\n');
-            Output::bytes(format!("{PROOFS_DIR}{}.json", case.case), bytes)
+            Proof::new(tree, files, &case.case, files.len() + i, &indices)
         })
         .collect();
-    let mut chunks = serde_json::to_vec(&Chunks::new(tree)).expect("the chunk list serialises");
-    chunks.push(b'\n');
-    made.push(Output::bytes(CHUNKS_FILE, chunks));
+    let count = shards::count(proofs.len());
+    let mut made: Vec<Output> = shards::pack(proofs, count)
+        .par_iter()
+        .map(|shard| Output::bytes(shards::path_of(shard.shard), json(shard)))
+        .collect();
+    made.push(Output::bytes(
+        shards::INDEX_FILE,
+        json(&shards::Index::new(count)),
+    ));
+    made.push(Output::bytes(CHUNKS_FILE, json(&Chunks::new(tree))));
     made
+}
+
+/// A release file's bytes: its JSON and a newline.
+fn json(value: &impl serde::Serialize) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(value).expect("a release file serialises");
+    bytes.push(b'\n');
+    bytes
 }
 
 /// `manifest.json.minisig`: the signature of the manifest's bytes.

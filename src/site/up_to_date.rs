@@ -145,12 +145,13 @@ fn digest(
     let mut h = Blake2b512::new();
     h.update(tree);
     h.update(format!(
-        "{}|{:?}|{:?}|{}|{}|{:?}",
+        "{}|{:?}|{:?}|{}|{}|{}|{:?}",
         env!("CARGO_PKG_VERSION"),
         exe,
         options.base_url,
         options.drafts,
         options.portable,
+        options.proofs,
         crate::paths::resolved(out),
     ));
     Some(h.finalize()[..32].try_into().expect("32 bytes"))

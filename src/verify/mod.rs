@@ -24,7 +24,7 @@ use crate::error::{Diagnostic, Error, Result};
 use crate::hashing::hex;
 use crate::integrity::FileRecord;
 use crate::integrity::manifest::{MANIFEST, Manifest};
-use crate::integrity::merkle::{Proof, Tree};
+use crate::integrity::merkle::Tree;
 use crate::signing::{self, CHUNKS_FILE, PROOFS_DIR, PublicKey, Release, SIGNATURE_FILE};
 
 /// What to check.
@@ -245,7 +245,8 @@ fn verify_all(copy: &Copy, signed: Option<Signed>) -> Result<Verified> {
         }
         Copy::Web(_) => Vec::new(),
     };
-    problems.extend(proofs::check(copy, &manifest, &root, found));
+    let signed = release.is_some() || copy.is_signed();
+    problems.extend(proofs::check(copy, &manifest, &root, found, signed));
     if !problems.is_empty() {
         problems.sort();
         return Err(Error::Diagnostics(problems));
@@ -340,7 +341,7 @@ fn unlisted(dir: &Path, manifest: &Manifest) -> (Vec<Diagnostic>, Vec<String>) {
             .expect("below root")
             .to_string_lossy()
             .replace('\\', "/");
-        if rel.starts_with(PROOFS_DIR) && rel.ends_with(".json") {
+        if rel.starts_with(PROOFS_DIR) {
             proofs.push(rel);
         } else if !signing::is_left_out(&rel) && !listed.contains(rel.as_str()) {
             problems.push(Diagnostic::new(entry.path(), "not listed in the manifest"));
@@ -356,17 +357,7 @@ fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verifi
             format!("`{case}` is not a case id"),
         )));
     }
-    let proof_path = proofs::path_of(case);
-    let at = copy.locate(&proof_path);
-    let bytes = copy.required(
-        &proof_path,
-        PROOF_LIMIT,
-        &format!(
-            "no Merkle proof for case `{case}` (no such case in this copy, or the copy dropped it)"
-        ),
-    )?;
-    let proof: Proof = serde_json::from_slice(&bytes)
-        .map_err(|e| Error::one(Diagnostic::new(&at, format!("not a Merkle proof: {e}"))))?;
+    let (proof, at) = proofs::find(copy, case)?;
     // The root to reach: the signed one, or else the manifest's (a weaker check).
     let root = match &signed {
         Some(s) => s.release.merkle_root.clone(),

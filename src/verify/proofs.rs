@@ -1,34 +1,51 @@
 //! The per-case proofs of a whole copy, folder or URL alike: each case the manifest lists
-//! has its proof at `verify/proofs/<id>.json`, naming that case, leading through the chunk
-//! list to the root and listing what the manifest lists. A visitor's browser and
-//! `verify --case` trust one proof at a time, so the whole check holds every one.
+//! has its proof in its shard (`integrity::shards`), leading through the chunk list to the
+//! root and listing what the manifest lists. A visitor's browser and `verify --case` trust
+//! one proof at a time, so the whole check holds every one.
 
 use std::collections::BTreeSet;
 
 use rayon::prelude::*;
 
 use super::{Copy, Fetched, PROOF_LIMIT};
-use crate::error::Diagnostic;
+use crate::error::{Diagnostic, Error, Result};
 use crate::integrity::manifest::Manifest;
 use crate::integrity::merkle::{Chunks, Proof};
+use crate::integrity::shards::{self, INDEX_FILE, Index, Shard};
 use crate::signing::{CHUNKS_FILE, PROOFS_DIR};
 
-/// The problems of the proofs of `manifest`'s cases and of any other proof file `found`
-/// in the copy (a folder lists its own; a web copy cannot be listed), with the chunk list
-/// they lead through, against `root`.
+/// The problems of the proofs of `manifest`'s cases and of any other file `found` under
+/// `verify/proofs/` in the copy (a folder lists its own; a web copy cannot be listed), with
+/// the chunk list they lead through, against `root`. An unsigned copy may have been built
+/// without proofs (`signed`: whether it carries a signature, which needs them).
 pub(super) fn check(
     copy: &Copy,
     manifest: &Manifest,
     root: &str,
     found: Vec<String>,
+    signed: bool,
 ) -> Vec<Diagnostic> {
-    let expected: BTreeSet<String> = manifest.cases.iter().map(|c| path_of(&c.case)).collect();
-    let mut paths = found;
-    paths.retain(|p| !expected.contains(p));
-    paths.extend(expected);
-    if paths.is_empty() {
-        return Vec::new();
-    }
+    let index_at = copy.locate(INDEX_FILE);
+    let index = match copy.fetch(INDEX_FILE, PROOF_LIMIT) {
+        Fetched::Bytes(bytes) => Index::parse(&bytes),
+        Fetched::Missing if !signed && found.is_empty() => return Vec::new(),
+        Fetched::Missing => Err("missing: the index of the per-case Merkle proofs".into()),
+        Fetched::Failed(m) => Err(m),
+    };
+    let index = match index {
+        Ok(index) => index,
+        Err(m) => return vec![Diagnostic::new(index_at, m)],
+    };
+    let mut problems: Vec<Diagnostic> = found
+        .iter()
+        .filter(|path| shard_number(path, index.shards).is_none() && *path != INDEX_FILE)
+        .map(|path| {
+            Diagnostic::new(
+                copy.locate(path),
+                format!("not one of the {} proof shards of this copy", index.shards),
+            )
+        })
+        .collect();
     let chunks_at = copy.locate(CHUNKS_FILE);
     let chunks = match copy.fetch(CHUNKS_FILE, PROOF_LIMIT) {
         Fetched::Bytes(bytes) => parse_chunks(&bytes, root),
@@ -39,46 +56,91 @@ pub(super) fn check(
     };
     let chunks = match chunks {
         Ok(chunks) => chunks,
-        Err(m) => return vec![Diagnostic::new(chunks_at, m)],
+        Err(m) => {
+            problems.push(Diagnostic::new(chunks_at, m));
+            return problems;
+        }
     };
-    paths
-        .par_iter()
-        .filter_map(|path| {
-            let named = path
-                .strip_prefix(PROOFS_DIR)
-                .and_then(|p| p.strip_suffix(".json"))
-                .unwrap_or(path);
-            let problem = match copy.fetch(path, PROOF_LIMIT) {
-                Fetched::Bytes(bytes) => problem(&bytes, named, &chunks, manifest)?,
-                Fetched::Missing => format!("missing: the Merkle proof of case `{named}`"),
-                Fetched::Failed(m) => m,
+    let checked: Vec<(Vec<Diagnostic>, Vec<String>)> = (0..index.shards)
+        .into_par_iter()
+        .map(|n| {
+            let path = shards::path_of(n);
+            let at = copy.locate(&path);
+            let shard = match copy.fetch(&path, PROOF_LIMIT) {
+                Fetched::Bytes(bytes) => Shard::parse(&bytes, n, index.shards),
+                Fetched::Missing => Err(format!(
+                    "missing: proof shard {n} of {}, which holds the proofs of the cases it is named for",
+                    index.shards
+                )),
+                Fetched::Failed(m) => Err(m),
             };
-            Some(Diagnostic::new(copy.locate(path), problem))
+            match shard {
+                Err(m) => (vec![Diagnostic::new(at, m)], Vec::new()),
+                Ok(shard) => {
+                    let problems = (shard.proofs.iter())
+                        .filter_map(|proof| {
+                            let m = proof_problem(proof, &chunks)
+                                .or_else(|| listed_differently(proof, manifest))?;
+                            Some(Diagnostic::new(&at, format!("case `{}`: {m}", proof.case)))
+                        })
+                        .collect();
+                    let cases = shard.proofs.into_iter().map(|p| p.case).collect();
+                    (problems, cases)
+                }
+            }
         })
-        .collect()
-}
-
-/// Where the proof of case `id` is published.
-pub(super) fn path_of(id: &str) -> String {
-    format!("{PROOFS_DIR}{id}.json")
-}
-
-/// Why the proof file published for case `named` is not that case's proof in this
-/// manifest, if it is not.
-fn problem(bytes: &[u8], named: &str, chunks: &Chunks, manifest: &Manifest) -> Option<String> {
-    let proof = match serde_json::from_slice::<Proof>(bytes) {
-        Ok(proof) => proof,
-        Err(e) => return Some(format!("not a Merkle proof: {e}")),
-    };
-    // A visitor fetches `<id>.json` for case `<id>`: a proof of another case there (two
-    // proofs swapped) would vouch for the wrong files.
-    if named != proof.case {
-        return Some(format!(
-            "this file is the proof of case `{}`, not of case `{named}`",
-            proof.case
-        ));
+        .collect();
+    let mut proven = BTreeSet::new();
+    for (found, cases) in checked {
+        problems.extend(found);
+        proven.extend(cases);
     }
-    proof_problem(&proof, chunks).or_else(|| listed_differently(&proof, manifest))
+    for case in &manifest.cases {
+        if !proven.contains(&case.case) {
+            let n = shards::shard_of(&case.case, index.shards);
+            problems.push(Diagnostic::new(
+                copy.locate(&shards::path_of(n)),
+                format!("missing: the Merkle proof of case `{}`", case.case),
+            ));
+        }
+    }
+    problems
+}
+
+/// `n` when `path` is shard `n` of `shards`.
+fn shard_number(path: &str, shards: usize) -> Option<usize> {
+    let n: usize = path
+        .strip_prefix(PROOFS_DIR)?
+        .strip_suffix(".json")?
+        .parse()
+        .ok()?;
+    (n < shards && shards::path_of(n) == path).then_some(n)
+}
+
+/// The proof of case `id` from its shard, as a copy published it, and where the shard is;
+/// the caller checks the proof.
+pub(super) fn find(copy: &Copy, id: &str) -> Result<(Proof, std::path::PathBuf)> {
+    let bytes = copy.required(
+        INDEX_FILE,
+        PROOF_LIMIT,
+        "the index of the per-case Merkle proofs (a copy built without signing has none: check the whole copy instead, without --case)",
+    )?;
+    let index = Index::parse(&bytes)
+        .map_err(|m| Error::one(Diagnostic::new(copy.locate(INDEX_FILE), m)))?;
+    let path = shards::path_of(shards::shard_of(id, index.shards));
+    let at = copy.locate(&path);
+    let bytes = copy.required(&path, PROOF_LIMIT, "the proof shard of this case")?;
+    let shard = Shard::parse(&bytes, shards::shard_of(id, index.shards), index.shards)
+        .map_err(|m| Error::one(Diagnostic::new(&at, m)))?;
+    match shard.take(id) {
+        Some(proof) => Ok((proof, at)),
+        None => Err(Error::one(Diagnostic::new(
+            &at,
+            format!(
+                "no Merkle proof for case `{id}` (no such case in this copy, or the copy dropped it)"
+            ),
+        ))),
+    }
 }
 
 /// A chunk list, if it is one and leads to `root`.
