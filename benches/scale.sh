@@ -131,7 +131,8 @@ if [ ${#hg[@]} -gt 0 ]; then
   echo "Hugo/casebook, ratio of medians: $(awk -v a="$(secs "${hg[@]}")" -v b="$(secs "${cb[@]}")" 'BEGIN {printf "%.2f", a / b}')"
   echo "3x Hugo would be $(awk -v a="$(secs "${hg[@]}")" 'BEGIN {printf "%.2f", a / 3}') s, removal included"
   echo "Hugo output: $(find "$hugo_site/public" -type f | wc -l) files; casebook: $(find "$corpus/public" -type f | wc -l)"
-else
+elif [ ${#hp[@]} -eq 0 ]; then
   echo "(hugo is not installed: apt-get install hugo to compare)"
 fi
+echo "files: casebook $(find "$corpus/public" -type f | wc -l)$( [ -d "$hugo_site/public" ] && echo "; Hugo (and Pagefind) $(find "$hugo_site/public" -type f | wc -l)")"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem/ {print $2}') GiB; $(uname -sr)"
