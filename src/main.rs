@@ -449,8 +449,8 @@ fn reviews(r: &casebook::Reviews, verbose: bool) -> String {
 fn main() -> ExitCode {
     // Freed memory goes back to the system after 2 ms instead of 10 (100 for arenas): a
     // build frees the steps it is done with (the search index's tables, the export's
-    // records) while the next ones grow, and the peak is the sum. 11,000 cases: 357 to
-    // 319 MB cold, 296 to 267 MB warm, for about 5 % more time in a warm build.
+    // records) while the next ones grow, and the peak is the sum. 11,000 cases, cold: 348
+    // to 310 MiB, for about 5 % more time in a warm build (benches/README.md, "Memory").
     // SAFETY: sets one of mimalloc's options before any thread allocates much; it only
     // changes when freed pages are returned.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 2) };

@@ -415,9 +415,7 @@ impl Session {
             .as_ref()
             .and_then(|p| p.prior.as_ref())
             .map(|prior| {
-                let o = &self.options;
-                let proofs = o.publishes_proofs();
-                let options = format!("{:?}", (&o.base_url, o.drafts, o.portable, proofs));
+                let options = self.options.rendered_with();
                 render::Unchanged::new(prior, &config, &theme, &shared, &options)
             });
         let renderer = Renderer {
@@ -579,6 +577,7 @@ impl Session {
         if self.kept_images.save() {
             watch.lap("image cache index");
         }
+        let mut search_files = whole::take_search_files(self.state.as_mut(), self.incremental);
         let Some(state) = self.state.as_ref().filter(|s| s.stale != Stale::Fresh) else {
             return Ok(Update::default());
         };
@@ -620,7 +619,9 @@ impl Session {
                 &state.config,
                 &state.corpus,
                 &state.prepared,
-                &search,
+                search_files
+                    .take()
+                    .unwrap_or_else(|| search.outputs.clone()),
                 &url_paths,
             )?;
             watch.lap("site files");

@@ -65,4 +65,10 @@ impl BuildOptions {
     pub(crate) fn publishes_proofs(&self) -> bool {
         self.signing.is_some() || self.proofs
     }
+
+    /// The options a page's rendering depends on, for its fingerprint.
+    pub(crate) fn rendered_with(&self) -> String {
+        let proofs = self.publishes_proofs();
+        format!("{:?}", (&self.base_url, self.drafts, self.portable, proofs))
+    }
 }
