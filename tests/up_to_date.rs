@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
-use crate::support::{SiteTest, copy_tree};
+use crate::support::{SiteTest, copy_tree, tree};
 
 const CASE: &str = "content/cases/c-001/index.md";
 const UP_TO_DATE: &str = "nothing changed since the last build";
@@ -20,26 +20,11 @@ fn settle() {
 
 /// Every file of the output: its bytes and when it was last written.
 fn output(dir: &Path) -> BTreeMap<String, (Vec<u8>, i64, i64)> {
-    walkdir::WalkDir::new(dir)
+    tree(dir)
         .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let meta = e.metadata().unwrap();
-            let rel = e
-                .path()
-                .strip_prefix(dir)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            (
-                rel,
-                (
-                    std::fs::read(e.path()).unwrap(),
-                    meta.mtime(),
-                    meta.mtime_nsec(),
-                ),
-            )
+        .map(|(rel, bytes)| {
+            let meta = std::fs::metadata(dir.join(&rel)).unwrap();
+            (rel, (bytes, meta.mtime(), meta.mtime_nsec()))
         })
         .collect()
 }
