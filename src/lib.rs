@@ -117,7 +117,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     })));
     let session = site::Session::with_options(options).publishing_to(out.clone());
     // The output's lock is held until the build is recorded.
-    let mut lock = None;
+    let (mut lock, mut files_written) = (None, None);
     let mut report = run(session, "write", |session| {
         let mut publishing = session.take_publishing().unwrap_or_default();
         lock = publishing.lock.take();
@@ -132,12 +132,14 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let record = site::cache_file(&built.config, output::RECORD_FILE);
         let staged = publishing.stage.map(output::Stage::finish).transpose()?;
         let written = output::write(&files, prior, &publishing.fingerprints, &record, staged)?;
+        files_written = Some(written.files);
         Ok((out.clone(), written.changed, written.timings))
     })?;
     let mut watch = Stopwatch::start();
     let counts = (report.pages, report.cases, report.files);
     let warnings = warnings.lock().expect("warnings lock");
-    site::up_to_date::record(&before, &out, counts, &report.reviews, &warnings);
+    let files = files_written.expect("recorded by the write");
+    site::up_to_date::record(&before, &out, &files, counts, &report.reviews, &warnings);
     drop(lock);
     watch.lap("record");
     report.timings.extend(watch.laps);

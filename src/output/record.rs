@@ -48,6 +48,15 @@ impl Stamp {
             nanos,
         }
     }
+
+    /// Its bytes, for a digest of a folder's files (`up_to_date`).
+    pub(crate) fn to_bytes(self) -> [u8; 20] {
+        let mut bytes = [0u8; 20];
+        bytes[..8].copy_from_slice(&self.size.to_le_bytes());
+        bytes[8..16].copy_from_slice(&self.secs.to_le_bytes());
+        bytes[16..].copy_from_slice(&self.nanos.to_le_bytes());
+        bytes
+    }
 }
 
 /// One recorded file.

@@ -3,7 +3,9 @@
 //!
 //! After writing, a build records a digest of every file it could have read (path, size,
 //! modification and change times, device and inode: a stat each, no byte read) and a digest
-//! of the output folder as it wrote it, sealed with the output's key (`seal.rs`). The next
+//! of the files it left in the output (path, size and modification time, as the write stage
+//! recorded them in `published.bin`, so recording walks nothing), sealed with the output's
+//! key (`seal.rs`). The next
 //! build of the same folder computes both again; when they match, the output is what a build
 //! would write again, byte for byte (builds are reproducible), and nothing is loaded.
 //! A record that arrived with the site, is damaged, or was made for other sources or
@@ -17,12 +19,13 @@ use blake2::{Blake2b512, Digest};
 use rayon::prelude::*;
 
 use super::beside::Beside;
+use super::record::Stamp;
 use crate::cache_file::{Reader, Writer};
 
 /// The record's file, in the cache folder.
 pub(crate) const FILE: &str = "up-to-date.bin";
 
-const MAGIC: &[u8] = b"casebook-up-to-date-1\n";
+const MAGIC: &[u8] = b"casebook-up-to-date-2\n";
 
 pub(crate) type Digest32 = [u8; 32];
 
@@ -51,12 +54,12 @@ pub(crate) fn sources(root: &Path, out: &Path, cache: &Path) -> Option<Digest32>
 /// How long ago the newest change must be for the sources' listing to be recorded.
 const SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// A digest of the files below `dir`, leaving out the paths `skip` (as they appear below
-/// `dir`) and a top-level `.git`, and the newest change time among them; `None` as for
-/// `sources`.
+/// A digest of the files and folders below `dir` (the sources), leaving out the paths
+/// `skip` (as they appear below `dir`) and a top-level `.git`, and the newest change time
+/// among them; `None` as for `sources`.
 fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration)> {
     let mut stamps = Vec::new();
-    walk(dir, "", skip, &mut stamps)?;
+    walk(dir, "", skip, &mut stamps, &|meta| Some(full_stamp(meta)))?;
     let newest = (stamps.iter())
         .map(|(_, s)| {
             let word = |i: usize| u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8"));
@@ -74,9 +77,35 @@ fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration)> {
     Some((h.finalize()[..32].try_into().expect("32 bytes"), newest))
 }
 
-type Stamped = (String, [u8; 56]);
+/// Every stat field that changes with a file's content or identity.
+fn full_stamp(meta: &std::fs::Metadata) -> [u8; 56] {
+    let mut stamp = [0u8; 56];
+    for (i, n) in [
+        meta.dev(),
+        meta.ino(),
+        meta.size(),
+        meta.mtime() as u64,
+        meta.mtime_nsec() as u64,
+        meta.ctime() as u64,
+        meta.ctime_nsec() as u64,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        stamp[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
+    }
+    stamp
+}
 
-fn walk(root: &Path, rel: &str, skip: &[&Path], into: &mut Vec<Stamped>) -> Option<()> {
+/// What `stamp` makes of each entry below `root/rel` (the ones it returns `None` for are
+/// left out), by path; `None` when an entry cannot be read or is a symbolic link.
+fn walk<S: Send>(
+    root: &Path,
+    rel: &str,
+    skip: &[&Path],
+    into: &mut Vec<(String, S)>,
+    stamp: &(dyn Fn(&std::fs::Metadata) -> Option<S> + Sync),
+) -> Option<()> {
     let dir = root.join(rel);
     let mut subdirs = Vec::new();
     for entry in std::fs::read_dir(&dir).ok()? {
@@ -98,52 +127,63 @@ fn walk(root: &Path, rel: &str, skip: &[&Path], into: &mut Vec<Stamped>) -> Opti
         if kind.is_symlink() {
             return None;
         }
-        let mut stamp = [0u8; 56];
-        for (i, n) in [
-            meta.dev(),
-            meta.ino(),
-            meta.size(),
-            meta.mtime() as u64,
-            meta.mtime_nsec() as u64,
-            meta.ctime() as u64,
-            meta.ctime_nsec() as u64,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            stamp[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
-        }
         if kind.is_dir() {
-            // A folder's own stamp changes with every name added or removed in it.
             subdirs.push(path.clone());
         }
-        into.push((path, stamp));
+        if let Some(s) = stamp(&meta) {
+            into.push((path, s));
+        }
     }
-    let below: Vec<Vec<Stamped>> = subdirs
+    let below: Vec<Vec<(String, S)>> = subdirs
         .par_iter()
         .map(|sub| {
             let mut part = Vec::new();
-            walk(root, sub, skip, &mut part).map(|()| part)
+            walk(root, sub, skip, &mut part, stamp).map(|()| part)
         })
         .collect::<Option<_>>()?;
     into.extend(below.into_iter().flatten());
     Some(())
 }
 
-/// Records that `out`, as it is now, is what a build of the sources with digest `sources`
-/// wrote, with `summary` (what the build reported) to tell again. A cache: a record that
-/// cannot be saved only means the next build runs in full.
-pub(crate) fn save(record_file: &Path, out: &Path, sources: &Digest32, summary: &[u8]) {
+/// A digest of a folder's files as the write stage records them: `files` sorted by path.
+pub(crate) fn files_digest<'a>(files: impl Iterator<Item = (&'a str, Stamp)>) -> Digest32 {
+    let mut h = Blake2b512::new();
+    for (path, stamp) in files {
+        h.update((path.len() as u64).to_le_bytes());
+        h.update(path.as_bytes());
+        h.update(stamp.to_bytes());
+    }
+    h.finalize()[..32].try_into().expect("32 bytes")
+}
+
+/// `files_digest` of the files now in `out` (folders left out: the write stage records
+/// files). `None` when one is a link or cannot be read.
+fn output_digest(out: &Path) -> Option<Digest32> {
+    let mut files = Vec::new();
+    walk(out, "", &[], &mut files, &|meta| {
+        (!meta.is_dir()).then(|| Stamp::of(meta))
+    })?;
+    files.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Some(files_digest(files.iter().map(|(p, s)| (p.as_str(), *s))))
+}
+
+/// Records that `out`, whose files have digest `output` (`files_digest`, from what the
+/// write stage recorded), is what a build of the sources with digest `sources` wrote, with
+/// `summary` (what the build reported) to tell again. A cache: a record that cannot be
+/// saved only means the next build runs in full.
+pub(crate) fn save(
+    record_file: &Path,
+    out: &Path,
+    sources: &Digest32,
+    output: &Digest32,
+    summary: &[u8],
+) {
     let Some(key) = Beside::of(out).key(out) else {
-        return;
-    };
-    let Some((output, _)) = tree(out, &[]) else {
-        forget(record_file);
         return;
     };
     let mut w = Writer::new(MAGIC);
     w.raw(sources);
-    w.raw(&output);
+    w.raw(output);
     w.bytes(summary);
     let body = w.finish();
     let mut sealed = body.clone();
@@ -165,7 +205,7 @@ pub(crate) fn check(record_file: &Path, out: &Path, sources: &Digest32) -> Optio
     }
     let output = r.raw(32)?;
     let summary = r.bytes()?.to_vec();
-    (tree(out, &[])?.0.as_slice() == output).then_some(summary)
+    (output_digest(out)?.as_slice() == output).then_some(summary)
 }
 
 /// Removes the record, so the next build runs in full.

@@ -33,6 +33,8 @@ use crate::timing::Stopwatch;
 /// What writing did: how many files it wrote or removed, and how long each part took.
 pub(crate) struct Written {
     pub(crate) changed: usize,
+    /// A digest of the files now in the output, as recorded (`up_to_date::files_digest`).
+    pub(crate) files: super::up_to_date::Digest32,
     pub(crate) timings: Vec<(&'static str, std::time::Duration)>,
 }
 
@@ -70,9 +72,11 @@ pub(crate) fn write(
         if !recorded {
             record::save(record_file, &prior.out, &entries);
         }
+        let files = super::up_to_date::files_digest(entries.iter().map(|(p, e)| (*p, e.stamp)));
         watch.lap("write: record");
         Ok(Written {
             changed,
+            files,
             timings: watch.laps,
         })
     })

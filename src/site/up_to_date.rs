@@ -95,11 +95,13 @@ pub(crate) fn check(
     }))
 }
 
-/// Records that `out`, as it is now, is the build of what `before` found; call it while
-/// the build still holds the output's lock.
+/// Records that `out`, whose files have digest `files` (as the write stage recorded them),
+/// is the build of what `before` found; call it while the build still holds the output's
+/// lock.
 pub(crate) fn record(
     before: &Before,
     out: &Path,
+    files: &up_to_date::Digest32,
     counts: (usize, usize, usize),
     reviews: &Reviews,
     warnings: &[Diagnostic],
@@ -107,7 +109,7 @@ pub(crate) fn record(
     match &before.sources {
         Some(sources) => {
             let summary = write_summary(counts, reviews, warnings);
-            up_to_date::save(&before.record_file, out, sources, &summary);
+            up_to_date::save(&before.record_file, out, sources, files, &summary);
         }
         None if !before.record_file.as_os_str().is_empty() => {
             up_to_date::forget(&before.record_file)
