@@ -532,12 +532,15 @@ fn main() -> ExitCode {
             })
             .map(|r| {
                 print_timings(&r);
+                let site = format!(
+                    "{} ({}, {})",
+                    count(r.pages, "page", "pages"),
+                    count(r.cases, "case", "cases"),
+                    count(r.files, "file", "files"),
+                );
                 if r.up_to_date {
                     return format!(
-                        "nothing changed since the last build: {} ({}, {}) in {} as they are (checked in {:.2?})",
-                        count(r.pages, "page", "pages"),
-                        count(r.cases, "case", "cases"),
-                        count(r.files, "file", "files"),
+                        "nothing changed since the last build: {site} in {} as they are (checked in {:.2?})",
                         r.output.display(),
                         started.elapsed(),
                     );
@@ -547,10 +550,7 @@ fn main() -> ExitCode {
                     n => format!(", {} derived", count(n, "photograph", "photographs")),
                 };
                 format!(
-                    "built {} ({}, {}) into {} in {:.2?} ({} rendered, {} changed{derived})",
-                    count(r.pages, "page", "pages"),
-                    count(r.cases, "case", "cases"),
-                    count(r.files, "file", "files"),
+                    "built {site} into {} in {:.2?} ({} rendered, {} changed{derived})",
                     r.output.display(),
                     started.elapsed(),
                     count(r.rendered, "page", "pages"),

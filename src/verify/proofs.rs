@@ -127,11 +127,12 @@ pub(super) fn find(copy: &Copy, id: &str) -> Result<(Proof, std::path::PathBuf)>
     )?;
     let index = Index::parse(&bytes)
         .map_err(|m| Error::one(Diagnostic::new(copy.locate(INDEX_FILE), m)))?;
-    let path = shards::path_of(shards::shard_of(id, index.shards));
+    let n = shards::shard_of(id, index.shards);
+    let path = shards::path_of(n);
     let at = copy.locate(&path);
     let bytes = copy.required(&path, PROOF_LIMIT, "the proof shard of this case")?;
-    let shard = Shard::parse(&bytes, shards::shard_of(id, index.shards), index.shards)
-        .map_err(|m| Error::one(Diagnostic::new(&at, m)))?;
+    let shard =
+        Shard::parse(&bytes, n, index.shards).map_err(|m| Error::one(Diagnostic::new(&at, m)))?;
     match shard.take(id) {
         Some(proof) => Ok((proof, at)),
         None => Err(Error::one(Diagnostic::new(
