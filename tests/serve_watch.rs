@@ -90,7 +90,7 @@ fn what_the_build_ignores_starts_no_rebuild() {
                 .unwrap()
                 .extend(diagnostics.iter().map(|d| d.to_string()));
         }
-        Report::Finished(_) => {}
+        Report::Finished(_) | Report::Rendered(_) => {}
     });
     let addr = server.addr;
     let mut events = Events::subscribe(addr);

@@ -37,6 +37,14 @@ pub(super) fn serve(
                 if u.full { " (full rebuild)" } else { "" }
             )
         }
+        Report::Rendered(u) => {
+            print_timings(&u);
+            eprintln!(
+                "  then the other {} in {:.0} ms",
+                count(u.rendered, "page", "pages"),
+                u.took.as_secs_f64() * 1000.0
+            )
+        }
         Report::Finished(u) => {
             print_timings(&u);
             eprintln!(
@@ -51,9 +59,10 @@ pub(super) fn serve(
         Ok(u) => {
             print_timings(u);
             eprintln!(
-                "built {} in {:.0} ms",
+                "built {} in {:.0} ms ({} rendered first)",
                 count(u.pages, "page", "pages"),
-                u.took.as_secs_f64() * 1000.0
+                u.took.as_secs_f64() * 1000.0,
+                u.rendered
             )
         }
         Err(diagnostics) => print_failure(diagnostics),

@@ -269,8 +269,6 @@ impl<'a> Renderer<'a> {
             .collect())
     }
 
-    /// Renders one job, then rewrites its links and minifies it, so only the finished bytes
-    /// of each page stay in memory.
     /// A job's source file and context, or (`hashing`) only a hash of its own values: an
     /// unchanged page's values are never turned into template values.
     fn context(&self, job: &Job, url_path: &str, hashing: bool) -> (PathBuf, PageContext) {
@@ -417,6 +415,14 @@ impl<'a> Renderer<'a> {
         made
     }
 
+    /// One page's finished file, rendered on this thread (`serve` answering a request
+    /// while its pool renders the rest of the site).
+    pub(crate) fn render_alone(&self, job: &Job) -> std::result::Result<Output, Diagnostic> {
+        self.render_one(job).map(|finished| finished.output)
+    }
+
+    /// Renders one job, then rewrites its links and minifies it, so only the finished bytes
+    /// of each page stay in memory.
     fn render_one(&self, job: &Job) -> std::result::Result<Finished, Diagnostic> {
         let (config, shared) = (self.config, self.shared);
         let template = self.template(job);

@@ -27,7 +27,7 @@ use super::guard::Hosts;
 use super::{EVENTS, LIVE_SCRIPT, LIVE_TAG};
 use crate::error::Diagnostic;
 use crate::output::Data;
-use crate::site::Files;
+use crate::site::{Deferred, Files};
 
 /// What the server shows: the last good build, and the diagnostics of a failed rebuild.
 #[derive(Clone, Default)]
@@ -37,6 +37,9 @@ pub(super) struct Snapshot {
     /// started before the rebuild still finds them (until the rebuild after).
     pub(super) retired: Arc<Files>,
     pub(super) errors: Option<Arc<Vec<Diagnostic>>>,
+    /// The pages of the build not rendered yet (the first seconds of `serve`): rendered on
+    /// request.
+    pub(super) deferred: Option<Arc<Deferred>>,
 }
 
 pub(super) struct App {
@@ -115,8 +118,21 @@ fn events(app: &App) -> Sse<impl Stream<Item = Result<Event, Infallible>> + use<
 }
 
 async fn site_file(app: &App, uri: &Uri, request: &HeaderMap, head: bool) -> Response {
-    let snapshot = app.site.read().expect("site lock").clone();
-    let found = site_path(uri.path()).map(|rel| lookup(&snapshot, &rel));
+    let mut snapshot = app.site.read().expect("site lock").clone();
+    let mut found = site_path(uri.path()).map(|rel| lookup(&snapshot, &rel));
+    if let (Some(Lookup::Deferred(path)), Some(deferred)) = (&found, &snapshot.deferred) {
+        let (path, deferred) = (path.clone(), deferred.clone());
+        // Rendering takes milliseconds of CPU: off the threads that answer requests.
+        let rendered = tokio::task::spawn_blocking(move || deferred.render(&path)).await;
+        found = Some(match rendered {
+            Ok(Some(Ok(page))) => Lookup::Found(Arc::new(page)),
+            Ok(Some(Err(diagnostic))) => {
+                snapshot.errors = Some(Arc::new(vec![diagnostic]));
+                Lookup::Missing
+            }
+            _ => Lookup::Missing,
+        });
+    }
     if let Some(errors) = snapshot.errors.as_deref().filter(|_| wants_page(&found)) {
         let page = Bytes::from(super::overlay::page(errors));
         let status = StatusCode::INTERNAL_SERVER_ERROR;
@@ -154,7 +170,9 @@ async fn site_file(app: &App, uri: &Uri, request: &HeaderMap, head: bool) -> Res
             }
             r
         }
-        Some(Lookup::Missing) | None => not_found(&snapshot.files, uri.path(), request, head).await,
+        Some(Lookup::Missing | Lookup::Deferred(_)) | None => {
+            not_found(&snapshot.files, uri.path(), request, head).await
+        }
     }
 }
 
@@ -190,19 +208,27 @@ enum Lookup {
     Found(Arc<crate::output::Output>),
     /// `/cases` names the folder `/cases/`.
     Redirect,
+    /// A page not rendered yet (output path).
+    Deferred(String),
     Missing,
 }
 
 fn lookup(site: &Snapshot, rel: &str) -> Lookup {
     let files = &site.files;
+    let deferred = |path: &str| site.deferred.as_ref().is_some_and(|d| d.holds(path));
     if rel.is_empty() || rel.ends_with('/') {
-        return files
-            .get(&format!("{rel}index.html"))
-            .map_or(Lookup::Missing, |f| Lookup::Found(f.clone()));
+        let index = format!("{rel}index.html");
+        return match files.get(&index) {
+            Some(f) => Lookup::Found(f.clone()),
+            None if deferred(&index) => Lookup::Deferred(index),
+            None => Lookup::Missing,
+        };
     }
+    let folder = format!("{rel}/index.html");
     match files.get(rel).or_else(|| site.retired.get(rel)) {
         Some(f) => Lookup::Found(f.clone()),
-        None if files.contains_key(&format!("{rel}/index.html")) => Lookup::Redirect,
+        None if deferred(rel) => Lookup::Deferred(rel.to_string()),
+        None if files.contains_key(&folder) || deferred(&folder) => Lookup::Redirect,
         None => Lookup::Missing,
     }
 }
@@ -212,7 +238,7 @@ fn wants_page(found: &Option<Lookup>) -> bool {
     match found {
         Some(Lookup::Found(f)) => f.path.ends_with(".html"),
         Some(Lookup::Redirect) => false,
-        Some(Lookup::Missing) | None => true,
+        Some(Lookup::Missing | Lookup::Deferred(_)) | None => true,
     }
 }
 
@@ -296,6 +322,29 @@ pub(super) fn reload_message(changed: &[String], all: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_not_rendered_yet_is_found_and_its_folder_redirected() {
+        let (_dir, root) = crate::site::bilingual_site();
+        let mut session = crate::site::Session::new(&root, None, false).deferring_pages();
+        session.build(&[]).unwrap();
+        let site = Snapshot {
+            files: session.files().unwrap(),
+            deferred: session.deferred(),
+            ..Snapshot::default()
+        };
+        let deferred =
+            |rel| matches!(lookup(&site, rel), Lookup::Deferred(p) if p == "cases/c-1/index.html");
+        assert!(deferred("cases/c-1/") && deferred("cases/c-1/index.html"));
+        assert!(matches!(lookup(&site, "cases/c-1"), Lookup::Redirect));
+        assert!(matches!(lookup(&site, ""), Lookup::Found(_)));
+        assert!(matches!(lookup(&site, "cases/c-9/"), Lookup::Missing));
+        let done = Snapshot {
+            deferred: None,
+            ..site.clone()
+        };
+        assert!(matches!(lookup(&done, "cases/c-1/"), Lookup::Missing));
+    }
 
     #[test]
     fn site_paths_refuse_traversal() {

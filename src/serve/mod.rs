@@ -76,6 +76,8 @@ impl Default for ServeOptions {
 pub enum Report {
     /// The pages are rebuilt and open pages told.
     Rebuilt(Update),
+    /// The pages the first build left for later are rendered (none of them changed).
+    Rendered(Update),
     /// The whole-site files (search index, feeds, export, manifest) caught up.
     Finished(Update),
     /// A rebuild failed: the last good site is still served, with these problems shown.
@@ -171,14 +173,16 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         .map_err(|e| Error::io(Path::new("socket"), e))?;
     let url = format!("http://{addr}/");
 
-    let mut session = Session::new(&root, Some(url.clone()), options.drafts);
-    // The pages first; the builder thread adds the search index and whole-site files
-    // while the server already answers.
+    let mut session = Session::new(&root, Some(url.clone()), options.drafts).deferring_pages();
+    // The home pages first; the builder thread renders the other pages, then adds the
+    // search index and whole-site files, while the server already answers (rendering a page
+    // not rendered yet on request).
     let first = session.build(&[]).map_err(diagnostics_of);
     let snapshot = Snapshot {
         files: session.files().unwrap_or_default(),
         retired: Arc::default(),
         errors: first.as_ref().err().map(|d| Arc::new(d.clone())),
+        deferred: session.deferred(),
     };
 
     let (events, _) = broadcast::channel(64);

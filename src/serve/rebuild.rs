@@ -64,7 +64,10 @@ impl<R: Fn(Report)> Builder<R> {
                     Ok(message) => message,
                     Err(mpsc::TryRecvError::Empty) => {
                         let result = self.session.finish();
-                        failing = self.publish(result, failing, Report::Finished);
+                        failing = self.publish(result, failing, |update| match update.deferred {
+                            true => Report::Rendered(update),
+                            false => Report::Finished(update),
+                        });
                         continue;
                     }
                     Err(mpsc::TryRecvError::Disconnected) => return,
@@ -139,14 +142,19 @@ impl<R: Fn(Report)> Builder<R> {
                     files,
                     retired,
                     errors: None,
+                    deferred: self.session.deferred(),
                 };
                 app.workbench.refresh(&self.session);
-                // After a failure every page shows the overlay: all of them reload.
-                if failing || !update.changed.is_empty() {
+                // After a failure every page shows the overlay: all of them reload. Pages
+                // rendered after the first build are what was served for them already.
+                if failing || (!update.changed.is_empty() && !update.deferred) {
                     let message = http::reload_message(&update.changed, failing || update.full);
                     let _ = app.events.send(("reload", message));
                 }
-                (self.report)(done(update));
+                // Pages rendered after the first build are told about once, all together.
+                if !update.deferred || self.session.deferred().is_none() {
+                    (self.report)(done(update));
+                }
                 false
             }
             Err(e) => {

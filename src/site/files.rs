@@ -17,6 +17,8 @@ pub(super) enum Stale {
     SiteFiles,
     /// The content changed: the search index, sitemap, feeds, data export and manifest.
     Site,
+    /// Pages of serve's first build are still to render (`deferred`), then all of `Site`.
+    Pages,
 }
 
 /// A new file set: the old one with a step's outputs put in place, noting what changed.

@@ -14,11 +14,13 @@
 //! site. Both together give exactly what `casebook build` writes (the serve tests compare
 //! rebuilt sites with fresh ones after every kind of edit).
 
+mod deferred;
 pub(crate) mod export;
 mod feeds;
 mod files;
 mod hosting;
 mod load;
+mod manifest_files;
 mod options;
 mod publish;
 mod release;
@@ -41,6 +43,9 @@ use crate::render::{
 use crate::search::{SearchIndex, TermCache};
 use crate::theme::Theme;
 pub(crate) use crate::timing::Stopwatch;
+pub(crate) use deferred::Deferred;
+#[cfg(test)]
+pub(crate) use deferred::tests::bilingual_site;
 pub(crate) use files::Files;
 use files::{Merge, Stale};
 pub(crate) use load::derive_shard;
@@ -64,6 +69,8 @@ pub struct Update {
     pub took: Duration,
     /// Wall time of each step, for `--timings`.
     pub timings: Vec<(&'static str, Duration)>,
+    /// The step rendered the pages serve's first build left for later: none changed.
+    pub deferred: bool,
 }
 
 impl Update {
@@ -87,6 +94,8 @@ pub struct Session {
     incremental: bool,
     /// Keep each page's HTML before link rewriting, for `check`.
     keep_html: bool,
+    /// Render most pages of the first build in `finish`, and on request meanwhile (serve).
+    defer_pages: bool,
     state: Option<State>,
     parsed: ParseCache,
     terms: TermCache,
@@ -122,6 +131,8 @@ pub(crate) struct State {
     site_files: PathSet,
     /// What `finish` has to bring up to date.
     stale: Stale,
+    /// The pages not rendered yet, while `stale` is `Pages`.
+    deferred: Option<Arc<Deferred>>,
 }
 
 impl State {
@@ -164,6 +175,7 @@ impl Session {
             options,
             incremental: false,
             keep_html: false,
+            defer_pages: false,
             state: None,
             parsed: ParseCache::default(),
             terms: TermCache::default(),
@@ -201,6 +213,13 @@ impl Session {
         self
     }
 
+    /// Renders only the home and "not found" pages in the first `build`, the rest in the
+    /// next `finish` (and on request meanwhile, `deferred`).
+    pub fn deferring_pages(mut self) -> Session {
+        self.defer_pages = true;
+        self
+    }
+
     /// The last good build.
     /// Where `serve`'s workbench starts deriving a photograph it saved (`images::Warm`).
     pub(crate) fn warm_images(&self) -> Arc<crate::images::Warm> {
@@ -227,14 +246,16 @@ impl Session {
     /// Both steps: what `casebook build` would produce, in memory.
     pub fn build_all(&mut self, changed: &[PathBuf]) -> Result<Update> {
         let mut update = self.build(changed)?;
-        let rest = self.finish()?;
-        update.changed.extend(rest.changed);
+        while self.unfinished() {
+            let rest = self.finish()?;
+            update.changed.extend(rest.changed);
+            update.rendered += rest.rendered;
+            update.pages = update.pages.max(rest.pages);
+            update.took += rest.took;
+            update.timings.extend(rest.timings);
+        }
         update.changed.sort();
         update.changed.dedup();
-        update.rendered += rest.rendered;
-        update.pages = update.pages.max(rest.pages);
-        update.took += rest.took;
-        update.timings.extend(rest.timings);
         Ok(update)
     }
 
@@ -433,7 +454,13 @@ impl Session {
         };
         let jobs = renderer.jobs();
         let url_paths: Vec<String> = jobs.iter().map(|j| renderer.url_path(j)).collect();
-        let page_files: PathSet = url_paths.iter().map(|p| output::file_for_url(p)).collect();
+        let page_paths: Vec<String> = url_paths.iter().map(|p| output::file_for_url(p)).collect();
+        let page_files: PathSet = page_paths.iter().cloned().collect();
+        // Pages still deferred are rendered when the pages left for later are: not now.
+        let deferring = match old {
+            Some(o) => o.stale == Stale::Pages,
+            None => self.defer_pages,
+        };
         let to_render: Vec<&render::Job> = match (old, changed_pages) {
             (Some(o), Some(pages)) => {
                 let delta = incremental::Delta::new(
@@ -452,14 +479,18 @@ impl Session {
                     pages,
                 );
                 jobs.iter()
-                    .zip(&url_paths)
-                    .filter(|(job, path)| {
-                        !o.files.contains_key(&output::file_for_url(path))
-                            || delta.dirty(&renderer, job)
+                    .zip(&page_paths)
+                    .filter(|(job, path)| match o.files.contains_key(*path) {
+                        true => delta.dirty(&renderer, job),
+                        false => !deferring,
                     })
                     .map(|(job, _)| job)
                     .collect()
             }
+            _ if deferring => jobs
+                .iter()
+                .filter(|job| deferred::rendered_first(&renderer, job))
+                .collect(),
             _ => jobs.iter().collect(),
         };
         watch.lap("choose pages");
@@ -479,10 +510,10 @@ impl Session {
             .then(|| renderer.theme_outputs())
             .transpose()?;
         if old.is_none() {
-            let paths = rendered.iter().map(|(_, o, _)| o);
-            let paths = paths.chain(assets.iter().flat_map(|(_, outputs)| outputs));
-            let paths = paths.chain(theme_outputs.iter().flatten());
-            whole::check_same_paths(&corpus, paths.map(|o| o.path.as_str()))?;
+            let outputs = assets.iter().flat_map(|(_, outputs)| outputs);
+            let outputs = outputs.chain(theme_outputs.iter().flatten());
+            let paths = page_paths.iter().map(String::as_str);
+            whole::check_same_paths(&corpus, paths.chain(outputs.map(|o| o.path.as_str())))?;
         }
 
         let mut merge = Merge::from(old.map(|o| o.files.as_ref()), self.incremental);
@@ -533,8 +564,11 @@ impl Session {
             ..Update::of_step(merge.changed, started, watch)
         };
         let site_files = old.map(|o| o.site_files.clone()).unwrap_or_default();
+        let before = old.and_then(|o| o.deferred.clone());
         let previous = old.map_or(Stale::Site, |o| o.stale);
-        let stale = if search_fresh {
+        let stale = if deferring {
+            Stale::Pages
+        } else if search_fresh {
             Stale::SiteFiles
         } else if content_changed {
             Stale::Site
@@ -558,7 +592,14 @@ impl Session {
             theme_files,
             site_files,
             stale,
+            deferred: None,
         });
+        if deferring {
+            let options = self.render_options();
+            let state = self.state.as_mut().expect("just made");
+            let deferred = Deferred::of(state, &url_paths, options, before.as_deref());
+            state.deferred = Some(Arc::new(deferred));
+        }
         Ok(update)
     }
 
@@ -571,6 +612,9 @@ impl Session {
     /// pages, sitemap, feeds and data export after a content change, and the manifest after
     /// any change.
     pub fn finish(&mut self) -> Result<Update> {
+        if self.state.as_ref().is_some_and(|s| s.stale == Stale::Pages) {
+            return self.render_deferred();
+        }
         let started = Instant::now();
         let mut watch = Stopwatch::start();
         let options = self.render_options();
@@ -589,7 +633,7 @@ impl Session {
         let mut kept_pages = Vec::new();
         watch.lap("file map");
         if state.stale >= Stale::SiteFiles {
-            if state.stale == Stale::Site {
+            if state.stale >= Stale::Site {
                 search = Arc::new(whole::search_index(
                     &state.config,
                     &state.corpus,
@@ -647,71 +691,14 @@ impl Session {
             watch.lap("merge");
         }
 
-        // The manifest hashes only the files that changed since the last manifest.
-        for path in &merge.changed {
-            self.hashes.remove(path);
-        }
-        // The manifest and what is made from it are made again from the files they cover.
-        let before = &state.files;
-        merge
-            .files
-            .retain(|path, _| !crate::signing::is_unlisted(path));
-        let mut listed: Vec<&Output> = merge
-            .files
-            .values()
-            .map(Arc::as_ref)
-            .filter(|o| !crate::signing::HOST_FILES.contains(&o.path.as_str()))
-            .collect();
-        listed.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        let (manifest, tree) = manifest::build_cached(
-            &listed,
-            &state.images,
-            release::case_records(state),
-            release::withdrawn_records(state),
+        manifest_files::make(
+            &self.options,
+            self.publishing.as_mut(),
             self.incremental.then_some(&mut self.hashes),
+            state,
+            &mut merge,
+            &mut watch,
         )?;
-        watch.lap("manifest");
-        // A one-shot build leaves the published manifest as it is when nothing in it changed.
-        let prior = self.publishing.as_ref().and_then(|p| p.prior.as_ref());
-        let fingerprint = prior.map(|_| manifest.fingerprint());
-        let published = prior
-            .zip(fingerprint)
-            .and_then(|(prior, f)| prior.published(manifest::MANIFEST, f));
-        // Independent of each other: the manifest's bytes and the proofs.
-        let (manifest_file, mut made) = rayon::join(
-            || published.unwrap_or_else(|| manifest.output()),
-            || release::proofs(&tree, &manifest, self.options.publishes_proofs()),
-        );
-        if let (Some(publishing), Some(f)) = (self.publishing.as_mut(), fingerprint) {
-            publishing
-                .fingerprints
-                .insert(manifest::MANIFEST.to_string(), f);
-        }
-        watch.lap("manifest file and proofs");
-        if let Some(signing) = &self.options.signing {
-            made.push(release::signature(
-                signing,
-                &manifest_file,
-                &manifest.merkle_root,
-                &state.config.base_url,
-            )?);
-            watch.lap("signature");
-        }
-        made.push(manifest_file);
-        for out in made {
-            match before.get(&out.path) {
-                Some(prev) if **prev == out => {
-                    merge.files.insert(out.path.clone(), prev.clone());
-                }
-                _ => merge.put(self.stage(out)),
-            }
-        }
-        for path in before.keys().filter(|p| crate::signing::is_unlisted(p)) {
-            if !merge.files.contains_key(path) {
-                merge.note(path);
-            }
-        }
-        watch.lap("release files");
 
         let update = Update {
             rendered: rendered_count,

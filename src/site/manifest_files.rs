@@ -1,0 +1,93 @@
+//! The last step of a build: the manifest of every file, and the release files made from it
+//! (proofs, signature), put among the site's files.
+
+use std::sync::Arc;
+
+use super::files::Merge;
+use super::{BuildOptions, Publishing, State, Stopwatch, release};
+use crate::error::Result;
+use crate::integrity::manifest::{self, FileHashes};
+use crate::output::{self, Output};
+
+/// Makes the manifest and the release files made from it (proofs, signature) from the files
+/// of `merge`, and puts them there; `before` them, the files of the last step.
+pub(super) fn make(
+    options: &BuildOptions,
+    mut publishing: Option<&mut Publishing>,
+    mut hashes: Option<&mut FileHashes>,
+    state: &State,
+    merge: &mut Merge,
+    watch: &mut Stopwatch,
+) -> Result<()> {
+    // The manifest hashes only the files that changed since the last manifest.
+    if let Some(hashes) = hashes.as_deref_mut() {
+        for path in &merge.changed {
+            hashes.remove(path);
+        }
+    }
+    // The manifest and what is made from it are made again from the files they cover.
+    let before = &state.files;
+    merge
+        .files
+        .retain(|path, _| !crate::signing::is_unlisted(path));
+    let mut listed: Vec<&Output> = merge
+        .files
+        .values()
+        .map(Arc::as_ref)
+        .filter(|o| !crate::signing::HOST_FILES.contains(&o.path.as_str()))
+        .collect();
+    listed.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    let (manifest, tree) = manifest::build_cached(
+        &listed,
+        &state.images,
+        release::case_records(state),
+        release::withdrawn_records(state),
+        hashes,
+    )?;
+    watch.lap("manifest");
+    // A one-shot build leaves the published manifest as it is when nothing in it changed.
+    let prior = publishing.as_ref().and_then(|p| p.prior.as_ref());
+    let fingerprint = prior.map(|_| manifest.fingerprint());
+    let published = prior
+        .zip(fingerprint)
+        .and_then(|(prior, f)| prior.published(manifest::MANIFEST, f));
+    // Independent of each other: the manifest's bytes and the proofs.
+    let (manifest_file, mut made) = rayon::join(
+        || published.unwrap_or_else(|| manifest.output()),
+        || release::proofs(&tree, &manifest, options.publishes_proofs()),
+    );
+    if let (Some(publishing), Some(f)) = (publishing.as_deref_mut(), fingerprint) {
+        publishing
+            .fingerprints
+            .insert(manifest::MANIFEST.to_string(), f);
+    }
+    watch.lap("manifest file and proofs");
+    if let Some(signing) = &options.signing {
+        made.push(release::signature(
+            signing,
+            &manifest_file,
+            &manifest.merkle_root,
+            &state.config.base_url,
+        )?);
+        watch.lap("signature");
+    }
+    made.push(manifest_file);
+    for out in made {
+        match before.get(&out.path) {
+            Some(prev) if **prev == out => {
+                merge.files.insert(out.path.clone(), prev.clone());
+            }
+            _ => {
+                let stage = publishing.as_ref().and_then(|p| p.stage.as_ref());
+                merge.put(output::Stage::put_in(stage, out))
+            }
+        }
+    }
+    for path in before.keys().filter(|p| crate::signing::is_unlisted(p)) {
+        if !merge.files.contains_key(path) {
+            merge.note(path);
+        }
+    }
+    watch.lap("release files");
+    Ok(())
+}
