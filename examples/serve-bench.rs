@@ -119,6 +119,8 @@ fn main() {
     );
 
     let mut field = Vec::new();
+    let mut field_served = Vec::new();
+    let mut list_served = Vec::new();
     for file in &cases {
         let id = case_id(file);
         let text = std::fs::read_to_string(file).unwrap();
@@ -146,9 +148,20 @@ fn main() {
         std::fs::write(file, edited + "\n").unwrap();
         wait_reload(&mut events, &format!("/cases/{id}/"));
         field.push(t0.elapsed());
+        let page = get(addr, &format!("/cases/{id}/"));
+        assert!(page.contains(&format!(">{status}<")) || page.contains(status));
+        field_served.push(t0.elapsed());
+        // The case list shows every facet's counts: it changed too.
+        assert!(get(addr, "/cases/").contains("</html>"));
+        list_served.push(t0.elapsed());
         wait_reload(&mut events, "/search/");
     }
     report("case field (facet value) edit -> reload event", &mut field);
+    report(
+        "case field (facet value) edit -> new page served",
+        &mut field_served,
+    );
+    report("the same -> then the case list served", &mut list_served);
 
     let mut templates = Vec::new();
     for i in 0..3.min(edits) {

@@ -193,6 +193,10 @@ impl Diagnostics {
         self.0
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// `Ok(value)` when nothing was collected, else every diagnostic, sorted by location.
     pub(crate) fn finish<T>(mut self, value: T) -> Result<T> {
         if self.0.is_empty() {

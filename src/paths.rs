@@ -40,6 +40,29 @@ pub(crate) fn is_within(inner: &Path, outer: &Path) -> bool {
     inner.starts_with(outer)
 }
 
+/// A copy of the test fixture `tests/fixtures/NAME` (a build keeps its caches in the site
+/// folder), in a temporary folder that lasts as long as the first value.
+#[cfg(test)]
+pub(crate) fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let dir = tempfile::tempdir().unwrap();
+    // Not the temporary folder itself: its name starts with a dot, and hidden names are
+    // skipped.
+    let root = dir.path().join("site");
+    for entry in walkdir::WalkDir::new(&from) {
+        let entry = entry.unwrap();
+        let to = root.join(entry.path().strip_prefix(&from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    (dir, root)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::parse::{section_url, with_lang};
 use super::{
@@ -91,15 +92,7 @@ pub(super) fn assemble(
             translated_cases.entry(p.key.clone()).or_default().push(p);
             continue;
         }
-        let page_name = match p.kind {
-            FileKind::BundleIndex => p.dir.rsplit('/').next().unwrap_or_default().to_string(),
-            _ => p.stem.clone(),
-        };
-        let slug = match (&p.case, &p.standard.slug) {
-            (Some(c), _) => c.id.clone(),
-            (None, Some(s)) => slug::slugify(s),
-            (None, None) => slug::slugify(&page_name),
-        };
+        let slug = slug_of(&p);
         let mut meta = p.meta;
         meta.key = p.key.clone();
         meta.path = format!("{}{slug}/", corpus.sections[section].meta.path);
@@ -131,14 +124,14 @@ pub(super) fn assemble(
         if is_case && p.case.is_none() {
             continue; // schema errors were already reported
         }
-        corpus.pages.push(Page {
+        corpus.pages.push(Arc::new(Page {
             meta,
             section,
             case: p.case,
             fallback: false,
             title_lang: None,
             description_lang: None,
-        });
+        }));
     }
 
     // Loose files beside `_index.md` belong to the section.
@@ -174,6 +167,44 @@ pub(super) fn assemble(
     link_tree(config, &mut corpus);
     index_links(config, &mut corpus, diags);
     corpus
+}
+
+/// The last part of a page's address: a case's id, else its `slug`, else its file's name.
+pub(super) fn slug_of(p: &Parsed) -> String {
+    let page_name = match p.kind {
+        FileKind::BundleIndex => p.dir.rsplit('/').next().unwrap_or_default(),
+        _ => &p.stem,
+    };
+    match (&p.case, &p.standard.slug) {
+        (Some(c), _) => c.id.clone(),
+        (None, Some(s)) => slug::slugify(s),
+        (None, None) => slug::slugify(page_name),
+    }
+}
+
+/// A case's page in another language before any translation: the original's record, with
+/// every text marked as in the original's language.
+pub(super) fn fallback_edition(original: &Page, lang: &str, path: String, section: usize) -> Page {
+    let mut meta = original.meta.clone();
+    meta.lang = lang.to_string();
+    meta.path = path;
+    let original_lang = Some(original.meta.lang.clone());
+    for photo in &mut meta.photos {
+        photo.alt_lang = original_lang.clone();
+        photo.caption_lang = photo.caption.as_ref().and(original_lang.clone());
+    }
+    Page {
+        description_lang: original
+            .meta
+            .description
+            .as_ref()
+            .and(original_lang.clone()),
+        title_lang: original_lang,
+        meta,
+        section,
+        case: original.case.clone(),
+        fallback: true,
+    }
 }
 
 pub(super) fn is_image(path: &Path) -> bool {
@@ -264,40 +295,33 @@ pub(super) fn add_case_translations(
                     .position(|p| p.lang == lang.code)
                     .map(|j| v.remove(j))
             });
-            let mut meta = original.meta.clone();
-            meta.lang = lang.code.clone();
-            meta.path = format!(
+            let path = format!(
                 "{}{}/",
                 corpus.sections[section].meta.path,
                 original.case.as_ref().map_or("", |c| c.id.as_str())
             );
-            let fallback = translation.is_none();
-            let original_lang = Some(original.meta.lang.clone());
-            let mut title_lang = original_lang.clone();
-            let mut description_lang = original
-                .meta
-                .description
-                .as_ref()
-                .and(original_lang.clone());
             // Until a translation says otherwise, every text is the original's.
-            for photo in &mut meta.photos {
-                photo.alt_lang = original_lang.clone();
-                photo.caption_lang = photo.caption.as_ref().and(original_lang.clone());
-            }
+            let mut page = fallback_edition(original, &lang.code, path, section);
+            let (meta, title_lang, description_lang) = (
+                &mut page.meta,
+                &mut page.title_lang,
+                &mut page.description_lang,
+            );
             let withdrawn = original
                 .case
                 .as_ref()
                 .is_some_and(|c| c.withdrawn.is_some());
+            page.fallback = translation.is_none();
             if let Some(t) = translation.filter(|_| !withdrawn) {
                 meta.source = t.meta.source;
                 if !t.meta.title.is_empty() {
                     meta.title = t.meta.title;
-                    title_lang = None;
+                    *title_lang = None;
                 }
                 if t.meta.description.is_some() {
-                    description_lang = None;
+                    *description_lang = None;
                 }
-                meta.description = t.meta.description.or(meta.description);
+                meta.description = t.meta.description.or(meta.description.take());
                 meta.body = t.meta.body;
                 meta.body_line = t.meta.body_line;
                 meta.extra = t.meta.extra;
@@ -314,15 +338,7 @@ pub(super) fn add_case_translations(
                     }
                 }
             }
-            let case = original.case.clone();
-            corpus.pages.push(Page {
-                meta,
-                section,
-                case,
-                fallback,
-                title_lang,
-                description_lang,
-            });
+            corpus.pages.push(Arc::new(page));
         }
     }
     for p in translated.into_values().flatten() {
@@ -418,6 +434,8 @@ pub(super) fn link_tree(config: &Config, corpus: &mut Corpus) {
 
 pub(super) fn index_links(config: &Config, corpus: &mut Corpus, diags: &mut Diagnostics) {
     let mut by_path: HashMap<String, PathBuf> = HashMap::new();
+    let links = Arc::make_mut(&mut corpus.links);
+    let versions = Arc::make_mut(&mut corpus.versions);
     // Fields borrowed apart: the loop fills `links` and `versions` while reading metas.
     let metas = corpus
         .sections
@@ -439,31 +457,27 @@ pub(super) fn index_links(config: &Config, corpus: &mut Corpus, diags: &mut Diag
         } else {
             by_path.insert(m.path.clone(), m.source.clone());
         }
-        corpus
-            .links
-            .insert((m.key.clone(), m.lang.clone()), m.path.clone());
-        corpus
-            .versions
+        links.insert((m.key.clone(), m.lang.clone()), m.path.clone());
+        versions
             .entry(m.key.clone())
             .or_default()
             .push((m.lang.clone(), m.path.clone()));
         // An explicit translation file name (`about.ar.md`) links to that language.
         if m.lang != config.default_language {
             let explicit = m.key.replacen(".md", &format!(".{}.md", m.lang), 1);
-            corpus
-                .links
+            links
                 .entry((explicit, String::new()))
                 .or_insert_with(|| m.path.clone());
         }
     }
-    corpus.source_of_path = by_path;
+    corpus.source_of_path = Arc::new(by_path);
     let order: HashMap<&str, usize> = config
         .languages
         .iter()
         .enumerate()
         .map(|(i, l)| (l.code.as_str(), i))
         .collect();
-    for v in corpus.versions.values_mut() {
+    for v in Arc::make_mut(&mut corpus.versions).values_mut() {
         v.sort_by_key(|(lang, _)| order.get(lang.as_str()).copied());
         v.dedup();
     }

@@ -24,6 +24,9 @@ pub(crate) struct ParseCache {
     pub(super) unportable: Option<Vec<Diagnostic>>,
     /// Paths (relative to `content/`) reported changed since the listing was made.
     pub(super) touched: Vec<PathBuf>,
+    /// The corpus the last load assembled, when it found no problem: a rebuild after an
+    /// edit patches it (`patch`).
+    pub(super) last: Option<std::sync::Arc<super::Corpus>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

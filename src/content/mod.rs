@@ -10,11 +10,13 @@ pub(crate) mod front_matter;
 mod listing;
 pub(crate) mod meta;
 mod parse;
+mod patch;
 pub(crate) mod photos;
 pub(crate) mod review;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -130,19 +132,20 @@ pub(crate) struct Asset {
     pub(crate) output: String,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Corpus {
     pub(crate) sections: Vec<Section>,
-    pub(crate) pages: Vec<Page>,
+    /// Shared: a rebuild that changed one file copies the list, not every page.
+    pub(crate) pages: Vec<Arc<Page>>,
     /// Withdrawn cases, in every language: published only as tombstones.
-    pub(crate) withdrawn: Vec<Page>,
+    pub(crate) withdrawn: Vec<Arc<Page>>,
     pub(crate) assets: Vec<Asset>,
     /// (content key, language) -> URL path, for `@/` links.
-    links: HashMap<(String, String), String>,
+    links: Arc<HashMap<(String, String), String>>,
     /// content key -> every (language, URL path) it is published at, in language order.
-    versions: HashMap<String, Vec<(String, String)>>,
+    versions: Arc<HashMap<String, Vec<(String, String)>>>,
     /// URL path -> the file that produces it.
-    source_of_path: HashMap<String, PathBuf>,
+    source_of_path: Arc<HashMap<String, PathBuf>>,
     /// Content keys of files that exist but failed to load: links to them are not reported
     /// as broken on top of the file's own errors.
     pub(crate) failed_keys: std::collections::HashSet<String>,
@@ -273,6 +276,7 @@ fn load_with(
         ));
     }
     let mut diags = Diagnostics::default();
+    let mut only_markdown = false;
     // A cached listing is lent to this load and given back at its end (66,000 paths at
     // archive scale are not copied); a load that fails on the way leaves none, and the next
     // one lists the folder again.
@@ -284,6 +288,9 @@ fn load_with(
             ..
         }) => {
             let mut listing = slot.take().unwrap_or_default();
+            only_markdown = touched
+                .iter()
+                .all(|rel| rel.extension() == Some("md".as_ref()));
             if listing.refresh(&content_dir, touched)? {
                 *unportable = None;
             }
@@ -300,6 +307,7 @@ fn load_with(
             (listing, None)
         }
     };
+    let names_unchanged = names_known.is_some();
     let Listing {
         markdown,
         other: other_files,
@@ -324,6 +332,18 @@ fn load_with(
         }
     };
     diags.extend(unportable);
+    // Only markdown files saved, with every name as it was: perhaps a patch will do.
+    let patchable = names_unchanged && only_markdown && diags.is_empty();
+    if let Some(cache) = cache.as_deref_mut().filter(|_| patchable) {
+        if let Some(corpus) = patch::patched_load(config, drafts, &content_dir, &markdown, cache) {
+            cache.listing = Some(Listing {
+                markdown,
+                other: other_files,
+                links,
+            });
+            return Ok((corpus, Vec::new()));
+        }
+    }
 
     let cached = cache.as_deref();
     let results: Vec<(ParseResult, bool)> = markdown
@@ -386,6 +406,8 @@ fn load_with(
         })
         .collect();
     if let Some(cache) = cache {
+        let clean = diags.is_empty();
+        cache.last = clean.then(|| Arc::new(corpus.clone()));
         cache.listing = Some(Listing {
             markdown,
             other: other_files,

@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn a_page_not_rendered_yet_is_found_and_its_folder_redirected() {
-        let (_dir, root) = crate::site::bilingual_site();
+        let (_dir, root) = crate::paths::fixture_copy("i18n");
         let mut session = crate::site::Session::new(&root, None, false).deferring_pages();
         session.build(&[]).unwrap();
         let site = Snapshot {

@@ -18,8 +18,11 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache};
 use super::Message;
 use crate::error::{Diagnostic, Error, Result};
 
-/// How long the watcher waits for a burst of file events to end before rebuilding.
-const DEBOUNCE: Duration = Duration::from_millis(40);
+/// How long the watcher waits for a burst of file events to end before rebuilding (checked
+/// every quarter of it). An editor's save (a temporary file renamed, or two writes) takes a
+/// few milliseconds; a save spread wider rebuilds twice at worst, and a half-saved file that
+/// fails to build is read again before its failure shows (`rebuild::SETTLE`).
+const DEBOUNCE: Duration = Duration::from_millis(12);
 
 /// The folders of a site whose files are sources.
 const SOURCE_FOLDERS: &[&str] = &["content", "themes", "templates", "static", "i18n"];

@@ -48,6 +48,13 @@ impl Merge {
         }
     }
 
+    /// Takes `path` out (it is made again later), listing it as changed.
+    pub(super) fn remove(&mut self, path: &str) {
+        if self.files.remove(path).is_some() {
+            self.note(path);
+        }
+    }
+
     /// Lists `path` as changed, when changes are listed.
     pub(super) fn note(&mut self, path: &str) {
         if self.track {

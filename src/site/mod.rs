@@ -44,8 +44,6 @@ use crate::search::{SearchIndex, TermCache};
 use crate::theme::Theme;
 pub(crate) use crate::timing::Stopwatch;
 pub(crate) use deferred::Deferred;
-#[cfg(test)]
-pub(crate) use deferred::tests::bilingual_site;
 pub(crate) use files::Files;
 use files::{Merge, Stale};
 pub(crate) use load::derive_shard;
@@ -461,6 +459,8 @@ impl Session {
             Some(o) => o.stale == Stale::Pages,
             None => self.defer_pages,
         };
+        // The pages of the files saved, first (serve): the rest on request, then in `finish`.
+        let own_pages = changed_pages.clone().filter(|_| self.defer_pages);
         let to_render: Vec<&render::Job> = match (old, changed_pages) {
             (Some(o), Some(pages)) => {
                 let delta = incremental::Delta::new(
@@ -493,6 +493,8 @@ impl Session {
                 .collect(),
             _ => jobs.iter().collect(),
         };
+        let (to_render, later) = deferred::split(to_render, own_pages.as_deref());
+        let deferring = deferring || !later.is_empty();
         watch.lap("choose pages");
         let rendered = renderer.render_pages(&to_render)?;
         watch.lap("render pages");
@@ -519,6 +521,9 @@ impl Session {
         let mut merge = Merge::from(old.map(|o| o.files.as_ref()), self.incremental);
         let empty = PathSet::default();
         merge.drop_missing(old.map_or(&empty, |o| &o.page_files), &page_files);
+        for job in later {
+            merge.remove(&output::file_for_url(&renderer.url_path(job)));
+        }
         // Pages left as the last build published them were not rendered.
         let rendered_count = rendered
             .iter()
