@@ -36,6 +36,7 @@ pub mod serve;
 mod signing;
 mod site;
 mod theme;
+mod timestamp;
 mod timing;
 mod verify;
 
@@ -51,6 +52,7 @@ pub use init::{Ci, DEFAULT_SHARDS, InitOptions, MAX_SHARDS, init};
 pub use package::Packed;
 pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
 pub use site::{BuildOptions, Notice, Notices, Signing};
+pub use timestamp::Stamp;
 use timing::Stopwatch;
 pub use verify::{RedactionsVerified, ReleaseInfo, Verified, VerifyOptions};
 
@@ -252,6 +254,15 @@ pub fn package_wacz(site: &std::path::Path, out: &std::path::Path) -> Result<Pac
 /// key), its Merkle root and its files, or one case through its proof.
 pub fn verify(options: &VerifyOptions) -> Result<Verified> {
     verify::verify(options)
+}
+
+/// The time-stamp authorities' root certificates a site folder names (`[signing] tsa_certs`
+/// of `root/casebook.toml`); none when there is no such file.
+pub fn trusted_time_stamp_roots(root: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
+    if !root.join(config::CONFIG_FILE).is_file() {
+        return Ok(Vec::new());
+    }
+    Ok(config::Config::load(root)?.tsa_certs)
 }
 
 /// Checks, in the published pixels of a copy of a site (a folder or an address), that

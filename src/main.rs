@@ -96,8 +96,12 @@ enum Command {
         /// Check one case and its photographs through its Merkle proof only.
         #[arg(long, value_name = "ID")]
         case: Option<String>,
+        /// The root certificate of a time-stamp authority whose tokens you trust (repeatable;
+        /// PEM or DER). Without one, the anchors of `[signing] tsa_certs` in ./casebook.toml.
+        #[arg(long = "tsa-cert", value_name = "FILE")]
+        tsa_cert: Vec<PathBuf>,
         /// Check only that every fill redaction is solid in the published pixels.
-        #[arg(long, conflicts_with_all = ["pubkey", "pubkey_file", "case"])]
+        #[arg(long, conflicts_with_all = ["pubkey", "pubkey_file", "case", "tsa_cert"])]
         redactions: bool,
     },
     /// Build the site in memory, serve it on this machine and rebuild and reload on every change.
@@ -209,6 +213,13 @@ struct SignArgs {
     /// Put the signing time in the signed comment (the build is then no longer reproducible).
     #[arg(long, requires = "sign")]
     timestamp: bool,
+    /// Have the signature stamped by this RFC 3161 time-stamp authority (repeatable, for more
+    /// than one); each token is published as manifest.json.minisig.<n>.tsr.
+    #[arg(long, value_name = "URL", requires = "sign")]
+    tsa: Vec<String>,
+    /// An authority that fails or answers badly is a warning, not a failed build.
+    #[arg(long, requires = "tsa")]
+    tsa_optional: bool,
 }
 
 /// The password of a secret key: CASEBOOK_KEY_PASSWORD, else asked on the terminal.
@@ -296,6 +307,8 @@ fn signing(args: SignArgs) -> Result<Option<casebook::Signing>, Error> {
         timestamp: args
             .timestamp
             .then(|| chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        authorities: args.tsa,
+        authorities_optional: args.tsa_optional,
     }))
 }
 
@@ -582,8 +595,9 @@ fn main() -> ExitCode {
             pubkey,
             pubkey_file,
             case,
+            tsa_cert,
             ..
-        } => verify(target, pubkey, pubkey_file, case),
+        } => verify(target, pubkey, pubkey_file, case, tsa_cert),
         Command::Keygen { dir, unencrypted } => keygen(&dir, unencrypted),
         Command::Serve {
             root,

@@ -283,6 +283,11 @@ impl Runner {
                         .get(&n["secrets.".len()..])
                         .cloned()
                         .unwrap_or_default(),
+                    // Repository variables, kept with the secrets here.
+                    n if n.starts_with("vars.") => secrets
+                        .get(&n["vars.".len()..])
+                        .cloned()
+                        .unwrap_or_default(),
                     other => panic!("the test does not know ${{{{ {other} }}}}"),
                 });
                 rest = &rest[end + 2..];
@@ -593,6 +598,14 @@ fn two_runs(site: &SiteTest, run: impl Fn(&mut Runner) -> PathBuf, unsigned_line
     );
     std::fs::write(&config, text).unwrap();
     runner.secrets = secrets;
+    // A time-stamp authority, named by the variable docs/verifying.md gives.
+    let authority = crate::support::tsa::have_openssl("two_runs")
+        .then(|| crate::support::tsa::Authority::start("pipeline"));
+    if let Some(a) = &authority {
+        runner
+            .secrets
+            .insert("CASEBOOK_TSA_URLS".into(), a.url.clone());
+    }
     runner.log.clear();
     let deployed = run(&mut runner);
     assert!(!runner.log.contains(unsigned_line), "{}", runner.log);
@@ -611,6 +624,21 @@ fn two_runs(site: &SiteTest, run: impl Fn(&mut Runner) -> PathBuf, unsigned_line
     ])
     .success()
     .stdout_has("signature");
+    if let Some(a) = &authority {
+        assert!(
+            deployed.join("manifest.json.minisig.1.tsr").is_file(),
+            "{}",
+            runner.log
+        );
+        casebook(&[
+            "verify",
+            deployed.to_str().unwrap(),
+            "--tsa-cert",
+            a.root.to_str().unwrap(),
+        ])
+        .success()
+        .stdout_has("time-stamped by");
+    }
 }
 
 #[test]

@@ -33,6 +33,7 @@ mod serve_guard;
 mod serve_watch;
 mod signing;
 mod swap_race;
+mod timestamps;
 mod up_to_date;
 mod visitors;
 mod workbench;

@@ -86,6 +86,9 @@ struct RawLicense {
 #[serde(deny_unknown_fields)]
 struct RawSigning {
     public_key: Spanned<String>,
+    /// Root certificates of the time-stamp authorities that `verify` trusts.
+    #[serde(default)]
+    tsa_certs: Vec<PathBuf>,
 }
 
 /// `[hosting]`: the hosts whose own files the build writes.
@@ -150,6 +153,8 @@ pub(crate) struct Config {
     pub(crate) search: SearchConfig,
     /// The key releases are signed with (`[signing] public_key`), published on the site.
     pub(crate) public_key: Option<PublicKey>,
+    /// Root certificates of the time-stamp authorities `verify` trusts (`[signing] tsa_certs`).
+    pub(crate) tsa_certs: Vec<PathBuf>,
     /// The hosts whose files the build writes (`[hosting] hosts`).
     pub(crate) hosts: Vec<Host>,
     /// Digits per language; languages not listed use Latin digits.
@@ -360,6 +365,9 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
     );
     let images = settings::resolve_images(raw.images, root, file, &mut diags);
     let search = settings::resolve_search(raw.search, cases.as_ref(), file, &mut diags);
+    let tsa_certs = (raw.signing.iter())
+        .flat_map(|s| s.tsa_certs.iter().map(|c| root.join(c)))
+        .collect();
     let public_key = raw.signing.and_then(|s| {
         PublicKey::parse(s.public_key.get_ref())
             .map_err(|message| {
@@ -422,6 +430,7 @@ fn resolve(raw: RawConfig, text: &str, root: &Path, path: &Path) -> Result<Confi
         images,
         search,
         public_key,
+        tsa_certs,
         hosts,
         digits,
         site_texts,

@@ -53,6 +53,7 @@ pub(super) fn verify(
     pubkey: Option<String>,
     pubkey_file: Option<PathBuf>,
     case: Option<String>,
+    tsa_certs: Vec<PathBuf>,
 ) -> Result<String, Error> {
     let public_key = match (pubkey, pubkey_file) {
         (Some(text), _) => {
@@ -62,10 +63,16 @@ pub(super) fn verify(
         (None, None) => None,
     };
     let keyed = public_key.is_some();
+    let tsa_certs = match tsa_certs.is_empty() {
+        true => casebook::trusted_time_stamp_roots(std::path::Path::new("."))?,
+        false => tsa_certs,
+    };
+    let anchored = !tsa_certs.is_empty();
     let v = casebook::verify(&casebook::VerifyOptions {
         target: target.clone(),
         public_key,
         case: case.clone(),
+        tsa_certs,
     })?;
     let what = match &case {
         Some(id) => format!("case {id}: {}", count(v.files, "file", "files")),
@@ -91,6 +98,15 @@ pub(super) fn verify(
         ),
         None if !keyed => out.push_str("\nnot signed: nothing proves who published it"),
         None => {}
+    }
+    for stamp in &v.stamps {
+        out.push_str(&format!(
+            "\ntime-stamped by {}: existed no later than {}",
+            stamp.authority, stamp.time
+        ));
+    }
+    if !v.stamps.is_empty() && !anchored {
+        out.push_str("\nthe time-stamp authorities' certificates were not checked against a root you trust: give it with --tsa-cert (or [signing] tsa_certs)");
     }
     Ok(out)
 }

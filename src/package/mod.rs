@@ -238,6 +238,7 @@ fn check(site: &Path) -> Result<(verify::Verified, Option<PublicKey>)> {
         target: site.to_string_lossy().into_owned(),
         public_key: public_key.clone(),
         case: None,
+        tsa_certs: Vec::new(),
     })?;
     Ok((verified, public_key))
 }

@@ -40,12 +40,17 @@ pub(crate) const HOST_FILES: [&str; 2] = ["_headers", ".nojekyll"];
 /// Whether a file at the top of a copy is left out of the manifest by design: made after it,
 /// or the host's (`verify` does not report it as unlisted).
 pub(crate) fn is_left_out(path: &str) -> bool {
-    UNLISTED_FILES.contains(&path) || HOST_FILES.contains(&path)
+    UNLISTED_FILES.contains(&path) || HOST_FILES.contains(&path) || is_token(path)
 }
 
 /// Whether a path is made after the manifest and so not listed in it.
 pub(crate) fn is_unlisted(path: &str) -> bool {
-    UNLISTED_FILES.contains(&path) || path.starts_with(PROOFS_DIR)
+    UNLISTED_FILES.contains(&path) || path.starts_with(PROOFS_DIR) || is_token(path)
+}
+
+/// A time-stamp authority's token over the signature (`manifest.json.minisig.1.tsr`).
+fn is_token(path: &str) -> bool {
+    crate::timestamp::is_token_file(SIGNATURE_FILE, path)
 }
 
 /// The site's public key, in minisign's `.pub` format.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::files::Merge;
-use super::{BuildOptions, Publishing, State, Stopwatch, release};
+use super::{BuildOptions, Notice, Notices, Publishing, State, Stopwatch, release};
 use crate::error::Result;
 use crate::integrity::manifest::{self, FileHashes};
 use crate::output::{self, Output};
@@ -63,13 +63,22 @@ pub(super) fn make(
     }
     watch.lap("manifest file and proofs");
     if let Some(signing) = &options.signing {
-        made.push(release::signature(
+        let signature = release::signature(
             signing,
             &manifest_file,
             &manifest.merkle_root,
             &state.config.base_url,
-        )?);
+        )?;
         watch.lap("signature");
+        if !signing.authorities.is_empty() {
+            let (tokens, warnings) = release::tokens(signing, &signature)?;
+            made.extend(tokens);
+            for warning in warnings {
+                Notices::tell(options.notices.as_ref(), Notice::Warning(warning));
+            }
+            watch.lap("time-stamp tokens");
+        }
+        made.push(signature);
     }
     made.push(manifest_file);
     for out in made {

@@ -10,6 +10,7 @@
 mod http;
 mod proofs;
 mod redactions;
+mod stamps;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,9 @@ pub struct VerifyOptions {
     pub public_key: Option<PublicKey>,
     /// Check only this case, through its Merkle proof.
     pub case: Option<String>,
+    /// Root certificates the time-stamp authorities' certificates must lead to
+    /// (`--tsa-cert`, or `[signing] tsa_certs`); none: the tokens are checked but for that.
+    pub tsa_certs: Vec<PathBuf>,
 }
 
 /// What `casebook verify` found when everything held.
@@ -51,6 +55,8 @@ pub struct Verified {
     pub release: Option<ReleaseInfo>,
     /// Whether a signature was there but not checked (no key given).
     pub signature_unchecked: bool,
+    /// The time-stamp tokens over the signature, each checked.
+    pub stamps: Vec<crate::timestamp::Stamp>,
 }
 
 /// The signed release's label and address.
@@ -151,14 +157,17 @@ impl Copy {
 /// Checks a copy of a site; see the module documentation for the order.
 pub(crate) fn verify(options: &VerifyOptions) -> Result<Verified> {
     let copy = Copy::open(&options.target)?;
+    let anchors = stamps::anchors(&options.tsa_certs)?;
     let release = match &options.public_key {
         Some(key) => Some(signature(&copy, key, options.case.is_some())?),
         None => None,
     };
-    match &options.case {
+    let stamps = stamps::check(&copy, &anchors)?;
+    let verified = match &options.case {
         Some(case) => verify_case(&copy, case, release),
         None => verify_all(&copy, release),
-    }
+    }?;
+    Ok(Verified { stamps, ..verified })
 }
 
 /// The signature file, checked against `key`: over the manifest, or (for one case) only its
@@ -258,6 +267,7 @@ fn verify_all(copy: &Copy, signed: Option<Signed>) -> Result<Verified> {
         merkle_root: root,
         release: release.map(Into::into),
         signature_unchecked,
+        stamps: Vec::new(),
     })
 }
 
@@ -404,5 +414,6 @@ fn verify_case(copy: &Copy, case: &str, signed: Option<Signed>) -> Result<Verifi
         merkle_root: root,
         signature_unchecked: signed.is_none() && copy.is_signed(),
         release: signed.map(|s| s.release.into()),
+        stamps: Vec::new(),
     })
 }

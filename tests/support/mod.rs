@@ -9,6 +9,7 @@ use std::process::Command;
 pub mod browser;
 pub mod http;
 pub mod sheets;
+pub mod tsa;
 
 use scraper::{Html, Selector};
 
