@@ -221,3 +221,72 @@ fn an_authority_that_fails_fails_the_build_unless_it_is_optional() {
     )
     .failure(2);
 }
+
+/// The /verify/ page's verdict on one case, once it is given.
+fn verdict(browser: &mut crate::support::browser::Browser, url: &str) -> String {
+    browser.goto(url);
+    browser.wait_for("!!document.getElementById('verify-verdict')");
+    browser
+        .eval("document.getElementById('verify-result').innerText")
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn the_verify_page_shows_when_each_authority_stamped_the_release_in_both_languages() {
+    use crate::support::SiteTest;
+    use crate::support::browser::{Browser, serve};
+    if !have_openssl("the_verify_page_shows_when") {
+        return;
+    }
+    let authority = Authority::start("browser");
+    let (_keys, key, line) = keys(None);
+    let site = signed_site(&line);
+    sign(&site, &key, &["--tsa", &authority.url]).success();
+    // The bilingual fixture, signed and stamped the same way.
+    let bilingual = SiteTest::fixture("i18n");
+    let config = std::fs::read_to_string(bilingual.root().join("casebook.toml")).unwrap();
+    let bilingual = bilingual.write(
+        "casebook.toml",
+        &format!("{config}\n[signing]\npublic_key = \"{line}\"\n"),
+    );
+    sign(&bilingual, &key, &["--tsa", &authority.url]).success();
+
+    let Some(mut browser) = Browser::launch("the_verify_page_shows_when_each_authority") else {
+        return;
+    };
+    let url = serve(&site.public());
+    let good = verdict(&mut browser, &format!("{url}verify/?case=c-001"));
+    assert!(good.contains("Time-stamped by browser test TSA"), "{good}");
+    assert!(good.contains("existed no later than 20"), "{good}");
+    assert!(
+        good.contains("Every file of this record is exactly"),
+        "{good}"
+    );
+
+    // A token of another release: named, and the record is not vouched for.
+    let ours = site.public().join(format!("{SIGNATURE}.1.tsr"));
+    let kept = std::fs::read(&ours).unwrap();
+    std::fs::copy(bilingual.public().join(format!("{SIGNATURE}.1.tsr")), &ours).unwrap();
+    let bad = verdict(
+        &mut browser,
+        &format!("{url}verify/?case=c-001&token=other"),
+    );
+    assert!(
+        bad.contains("Time-stamp token 1 is not over this signature"),
+        "{bad}"
+    );
+    assert!(
+        !bad.contains("Every file of this record is exactly"),
+        "{bad}"
+    );
+    std::fs::write(&ours, kept).unwrap();
+
+    let url = serve(&bilingual.public());
+    let arabic = verdict(&mut browser, &format!("{url}ar/verify/?case=c-1"));
+    assert!(
+        arabic.contains("مختوم زمنيًا من browser test TSA"),
+        "{arabic}"
+    );
+}

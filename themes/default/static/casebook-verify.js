@@ -153,7 +153,8 @@
     var response = await fetch(root + "manifest.json.minisig", { cache: "no-store" });
     if (response.status === 404) return { unsigned: true };
     if (!response.ok) throw new Error("manifest.json.minisig: " + response.status);
-    var lines = (await response.text()).split("\n");
+    signatureBytes = new Uint8Array(await response.arrayBuffer());
+    var lines = new TextDecoder().decode(signatureBytes).split("\n");
     if (lines.length < 4 || lines[2].indexOf("trusted comment: ") !== 0) return { bad: true };
     var sig = base64(lines[1]);
     // minisign reads the comment trimmed; so must this check.
@@ -173,6 +174,83 @@
     var good = await crypto.subtle.verify({ name: "Ed25519" }, key, global, concat([sig.slice(10), utf8.encode(comment)]));
     var match = / merkle_root=([0-9a-f]{64})/.exec(comment);
     return good && match ? { root: match[1] } : { bad: true };
+  }
+
+  var signatureBytes = null;
+
+  // A DER element at `at`: its tag, where its content starts and where it ends.
+  function der(bytes, at) {
+    var tag = bytes[at];
+    var len = bytes[at + 1];
+    var start = at + 2;
+    if (len & 0x80) {
+      var n = len & 0x7f;
+      if (n < 1 || n > 3) throw new Error("DER length");
+      len = 0;
+      for (var i = 0; i < n; i++) len = len * 256 + bytes[start + i];
+      start += n;
+    }
+    if (start + len > bytes.length) throw new Error("DER overrun");
+    return { tag: tag, start: start, end: start + len };
+  }
+
+  function children(bytes, el) {
+    var list = [];
+    for (var at = el.start; at < el.end; ) {
+      var child = der(bytes, at);
+      list.push(child);
+      at = child.end;
+    }
+    return list;
+  }
+
+  // What an RFC 3161 response (manifest.json.minisig.<n>.tsr) says: the hash it stamps, its
+  // time and its authority's common name. Its signature is not checked here (casebook
+  // verify and openssl ts -verify do that).
+  function token(bytes) {
+    var resp = children(bytes, der(bytes, 0));
+    var content = children(bytes, resp[1]);
+    var signed = children(bytes, children(bytes, content[1])[0]);
+    var encap = children(bytes, signed[2]);
+    var octets = children(bytes, encap[1])[0];
+    var info = children(bytes, der(bytes, octets.start));
+    var imprint = children(bytes, info[2]);
+    var hash = bytes.slice(imprint[1].start, imprint[1].end);
+    var t = String.fromCharCode.apply(null, bytes.slice(info[4].start, info[4].end));
+    var time = t.slice(0, 4) + "-" + t.slice(4, 6) + "-" + t.slice(6, 8) + " " + t.slice(8, 10) + ":" + t.slice(10, 12) + ":" + t.slice(12, 14) + " UTC";
+    var authority = "";
+    var named = info.find(function (el) { return el.tag === 0xa0; });
+    if (named) {
+      var cn = [6, 3, 0x55, 4, 3].join();
+      for (var at = named.start; at < named.end - 5 && !authority; at++) {
+        if (Array.from(bytes.slice(at, at + 5)).join() === cn) {
+          var value = der(bytes, at + 5);
+          authority = new TextDecoder().decode(bytes.slice(value.start, value.end));
+        }
+      }
+    }
+    return { hash: hash, time: time, authority: authority };
+  }
+
+  // The tokens beside the signature, each shown with its time when it stamps this very
+  // signature file.
+  async function stamps() {
+    if (!signatureBytes) return false;
+    var digest = hex(await sha256(signatureBytes));
+    var bad = false;
+    for (var n = 1; n <= 4; n++) {
+      var got = await fetch(root + "manifest.json.minisig." + n + ".tsr", { cache: "no-store" });
+      if (!got.ok) continue;
+      var said;
+      try { said = token(new Uint8Array(await got.arrayBuffer())); } catch (e) { said = null; }
+      if (said && hex(said.hash) === digest) {
+        line("good", strings.stamped.replace("{authority}", said.authority || "?").replace("{time}", said.time)).setAttribute("data-stamp", n);
+      } else {
+        line("bad", strings.stamp_bad.replace("{n}", n));
+        bad = true;
+      }
+    }
+    return bad;
   }
 
   function fileUrl(path) {
@@ -217,6 +295,7 @@
         else if (signed.unsupported) line("note", strings.no_ed25519);
         else if (signed.bad || signed.root !== chunks.root) { line("bad", strings.signature_bad); bad = true; }
         else { line("good", strings.signature_good); proven = true; }
+        if (!bad && await stamps()) bad = true;
       }
       var computed = null;
       if (!bad) {
