@@ -3,10 +3,10 @@
 //! for time-stamping, was valid at the stamped time and leads to one of the anchors.
 
 use cms::cert::CertificateChoices;
-use cms::content_info::ContentInfo;
-use cms::signed_data::{SignedData, SignerIdentifier, SignerInfo};
-use der::asn1::{GeneralizedTime, ObjectIdentifier, OctetString};
-use der::{Decode, Encode};
+use cms::content_info::{CmsVersion, ContentInfo};
+use cms::signed_data::{EncapsulatedContentInfo, SignerIdentifier, SignerInfo, SignerInfos};
+use der::asn1::{Any, GeneralizedTime, ObjectIdentifier, OctetString};
+use der::{Decode, Encode, Sequence};
 use x509_cert::Certificate;
 use x509_cert::ext::pkix::ExtendedKeyUsage;
 use x509_cert::spki::SubjectPublicKeyInfoOwned;
@@ -60,6 +60,33 @@ impl Anchors {
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+}
+
+/// CMS signed data (RFC 5652 5.1) as `cms::signed_data::SignedData`, but for its
+/// certificates, read as they come: an authority set up with its own certificate among the
+/// extra ones (`certs` in OpenSSL's TSA configuration) sends it twice, which a strict SET OF
+/// refuses, and which `openssl ts -verify` accepts. The certificates are not signed; the
+/// signer's is found among them by its identifier either way.
+#[derive(Clone, Debug, Sequence)]
+struct SignedData {
+    version: CmsVersion,
+    digest_algorithms: Any,
+    encap_content_info: EncapsulatedContentInfo,
+    #[asn1(
+        context_specific = "0",
+        tag_mode = "IMPLICIT",
+        constructed = "true",
+        optional = "true"
+    )]
+    certificates: Option<Vec<CertificateChoices>>,
+    #[asn1(
+        context_specific = "1",
+        tag_mode = "IMPLICIT",
+        constructed = "true",
+        optional = "true"
+    )]
+    crls: Option<Vec<Any>>,
+    signer_infos: SignerInfos,
 }
 
 /// A response's token, decoded.
@@ -192,7 +219,7 @@ fn certificates(signed: &SignedData) -> Vec<&Certificate> {
     signed
         .certificates
         .iter()
-        .flat_map(|set| set.0.iter())
+        .flatten()
         .filter_map(|c| match c {
             CertificateChoices::Certificate(cert) => Some(cert),
             _ => None,

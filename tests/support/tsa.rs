@@ -59,6 +59,12 @@ pub fn have_openssl(test: &str) -> bool {
 impl Authority {
     /// A new authority named `name`, with a root of its own.
     pub fn start(name: &str) -> Authority {
+        Authority::start_with(name, false)
+    }
+
+    /// The same; `certificate_twice` lists the authority's own certificate among the extra
+    /// ones too (OpenSSL's `certs`), so that each token carries it twice.
+    pub fn start_with(name: &str, certificate_twice: bool) -> Authority {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         let subj_root = format!("/CN={name} test root");
@@ -106,9 +112,14 @@ impl Authority {
         )
         .unwrap();
         std::fs::write(d.join("serial"), "01\n").unwrap();
+        let extra = if certificate_twice {
+            "certs = $dir/tsa.pem\n"
+        } else {
+            ""
+        };
         let config = format!(
-            "[tsa]\ndefault_tsa = tsa1\n[tsa1]\ndir = {}\nserial = $dir/serial\ncrypto_device = builtin\nsigner_cert = $dir/tsa.pem\nsigner_key = $dir/tsa.key\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\nordering = yes\ntsa_name = yes\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n",
-            d.display()
+            "[tsa]\ndefault_tsa = tsa1\n[tsa1]\ndir = {}\nserial = $dir/serial\ncrypto_device = builtin\nsigner_cert = $dir/tsa.pem\n{extra}signer_key = $dir/tsa.key\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\nordering = yes\ntsa_name = yes\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n",
+            d.display(),
         );
         std::fs::write(d.join("tsa.cnf"), config).unwrap();
 
