@@ -490,6 +490,17 @@ fn withdrawal_errors_are_located() {
         .stderr_has("c-001/index.md:");
 }
 
+/// The /verify/ page's verdict on the case its address asks for, once it is given.
+pub(crate) fn verify_verdict(browser: &mut Browser, url: &str) -> String {
+    browser.goto(url);
+    browser.wait_for("!!document.getElementById('verify-verdict')");
+    browser
+        .eval("document.getElementById('verify-result').innerText")
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 fn walk(dir: &Path) -> Vec<String> {
     tree(dir).into_iter().map(|(p, _)| p).collect()
 }
@@ -511,16 +522,7 @@ fn the_verify_page_checks_a_record_in_the_browser() {
         return;
     };
     let url = serve(&site.public());
-    let verdict = |browser: &mut Browser| {
-        browser.wait_for("!!document.getElementById('verify-verdict')");
-        browser
-            .eval("document.getElementById('verify-result').innerText")
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    };
-    browser.goto(&format!("{url}verify/?case=c-001"));
-    let good = verdict(&mut browser);
+    let good = verify_verdict(&mut browser, &format!("{url}verify/?case=c-001"));
     assert!(good.contains("The signature is valid"), "{good}");
     assert!(
         good.contains("Every file of this record is exactly"),
@@ -533,8 +535,7 @@ fn the_verify_page_checks_a_record_in_the_browser() {
 
     let photo = photo_file(&site);
     tamper(&site, &photo, 300);
-    browser.goto(&format!("{url}verify/?case=c-001&again=1"));
-    let bad = verdict(&mut browser);
+    let bad = verify_verdict(&mut browser, &format!("{url}verify/?case=c-001&again=1"));
     assert!(bad.contains("DIFFERS"), "{bad}");
     assert!(bad.contains("Some files of this record are not"), "{bad}");
     assert!(bad.contains(&photo), "{bad}");
@@ -545,8 +546,10 @@ fn the_verify_page_checks_a_record_in_the_browser() {
     rewrite_proof(&site, "c-001", |proof| {
         proof["hashes"][0] = serde_json::Value::from("0".repeat(64));
     });
-    browser.goto(&format!("{url}verify/?case=c-001&proof=changed"));
-    let forged = verdict(&mut browser);
+    let forged = verify_verdict(
+        &mut browser,
+        &format!("{url}verify/?case=c-001&proof=changed"),
+    );
     assert!(
         forged.contains("does not lead to the archive's root"),
         "{forged}"
@@ -572,8 +575,10 @@ fn the_verify_page_checks_a_record_in_the_browser() {
                 "sha256": sha256, "size": page.len()
             }));
     });
-    browser.goto(&format!("{url}verify/?case=c-001&proof=extra"));
-    let extra = verdict(&mut browser);
+    let extra = verify_verdict(
+        &mut browser,
+        &format!("{url}verify/?case=c-001&proof=extra"),
+    );
     assert!(
         extra.contains("does not lead to the archive's root"),
         "{extra}"

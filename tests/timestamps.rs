@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::signing::{casebook, keys, public, sign, signed_site, verify};
+use crate::signing::{casebook, keys, public, sign, signed_site, verify, verify_verdict};
 use crate::support::tsa::{Answer, Authority, have_openssl};
 
 const SIGNATURE: &str = "manifest.json.minisig";
@@ -226,17 +226,6 @@ fn an_authority_that_fails_fails_the_build_unless_it_is_optional() {
     .failure(2);
 }
 
-/// The /verify/ page's verdict on one case, once it is given.
-fn verdict(browser: &mut crate::support::browser::Browser, url: &str) -> String {
-    browser.goto(url);
-    browser.wait_for("!!document.getElementById('verify-verdict')");
-    browser
-        .eval("document.getElementById('verify-result').innerText")
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
 #[test]
 fn the_verify_page_shows_when_each_authority_stamped_the_release_in_both_languages() {
     use crate::support::SiteTest;
@@ -261,7 +250,7 @@ fn the_verify_page_shows_when_each_authority_stamped_the_release_in_both_languag
         return;
     };
     let url = serve(&site.public());
-    let good = verdict(&mut browser, &format!("{url}verify/?case=c-001"));
+    let good = verify_verdict(&mut browser, &format!("{url}verify/?case=c-001"));
     assert!(good.contains("Time-stamped by browser test TSA"), "{good}");
     assert!(good.contains("existed no later than 20"), "{good}");
     assert!(
@@ -273,7 +262,7 @@ fn the_verify_page_shows_when_each_authority_stamped_the_release_in_both_languag
     let ours = site.public().join(format!("{SIGNATURE}.1.tsr"));
     let kept = std::fs::read(&ours).unwrap();
     std::fs::copy(bilingual.public().join(format!("{SIGNATURE}.1.tsr")), &ours).unwrap();
-    let bad = verdict(
+    let bad = verify_verdict(
         &mut browser,
         &format!("{url}verify/?case=c-001&token=other"),
     );
@@ -288,7 +277,7 @@ fn the_verify_page_shows_when_each_authority_stamped_the_release_in_both_languag
     std::fs::write(&ours, kept).unwrap();
 
     let url = serve(&bilingual.public());
-    let arabic = verdict(&mut browser, &format!("{url}ar/verify/?case=c-1"));
+    let arabic = verify_verdict(&mut browser, &format!("{url}ar/verify/?case=c-1"));
     assert!(
         arabic.contains("مختوم زمنيًا من browser test TSA"),
         "{arabic}"
