@@ -55,8 +55,9 @@ pub(super) fn rendered_first(renderer: &Renderer, job: &Job) -> bool {
 const MOST_AT_ONCE: usize = if cfg!(test) { 2 } else { 32 };
 
 /// `to_render` split into what a rebuild renders now, the pages of the files saved
-/// (`own_pages`, by page index), and what it leaves for later; all now when there are few, or
-/// when no page's own file changed (a template: no page comes first).
+/// (`own_pages`, by page index) and the "not found" pages, and what it leaves for later; all
+/// now when there are few, or when no page's own file changed (a template: no page comes
+/// first).
 pub(super) fn split<'j>(
     to_render: Vec<&'j Job<'j>>,
     own_pages: Option<&[bool]>,
@@ -64,9 +65,13 @@ pub(super) fn split<'j>(
     let Some(own) = own_pages.filter(|_| to_render.len() > MOST_AT_ONCE) else {
         return (to_render, Vec::new());
     };
-    let (now, later): (Vec<&Job>, Vec<&Job>) =
-        (to_render.iter()).partition(|job| matches!(job, Job::Page(i) if own[*i]));
-    if now.is_empty() {
+    let (now, later): (Vec<&Job>, Vec<&Job>) = (to_render.iter()).partition(|job| match job {
+        Job::Page(i) => own[*i],
+        // Every address that has no page is answered with one of these.
+        Job::NotFound { .. } => true,
+        _ => false,
+    });
+    if !now.iter().any(|job| matches!(job, Job::Page(_))) {
         return (to_render, Vec::new());
     }
     (now, later)
@@ -324,5 +329,30 @@ mod tests {
             site_of(&session) == full_build(&root),
             "the same site as a full build"
         );
+    }
+
+    #[test]
+    fn a_rebuild_renders_the_saved_pages_and_the_not_found_pages_first() {
+        let jobs = [
+            Job::Page(0),
+            Job::Page(1),
+            Job::Section { index: 0, page: 1 },
+            Job::NotFound { lang: "en" },
+        ];
+        let all: Vec<&Job> = jobs.iter().collect();
+        let (now, later) = split(all.clone(), Some(&[false, true]));
+        assert!(
+            matches!(now[..], [Job::Page(1), Job::NotFound { .. }]),
+            "{now:?}"
+        );
+        assert!(
+            matches!(later[..], [Job::Page(0), Job::Section { .. }]),
+            "{later:?}"
+        );
+        // A template saved: no page's own file changed, so none comes first.
+        assert_eq!(split(all.clone(), Some(&[false, false])).0.len(), 4);
+        // Few pages, or a build that defers nothing: all at once.
+        assert_eq!(split(all[..2].to_vec(), Some(&[false, true])).0.len(), 2);
+        assert_eq!(split(all, None).0.len(), 4);
     }
 }
