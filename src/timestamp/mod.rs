@@ -117,6 +117,37 @@ mod tests {
         }
     }
 
+    fn fixture(name: &str) -> Vec<u8> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tsa");
+        std::fs::read(dir.join(name)).unwrap()
+    }
+
+    /// A token made by `openssl ts -reply`: an ECDSA P-256 authority whose certificate an
+    /// intermediate (P-384, ecdsa-with-SHA384) issued, which the token carries, under a P-256
+    /// root. Certificates are checked at the stamped time, so the fixture does not expire.
+    #[test]
+    fn an_ecdsa_token_through_an_intermediate_leads_to_its_root() {
+        let (token, data) = (
+            fixture("ec-intermediate.tsr"),
+            fixture("ec-intermediate.data"),
+        );
+        let root = Anchors::parse(&fixture("ec-root.pem")).unwrap();
+        let stamp = check(&token, &data, &root).unwrap();
+        assert_eq!(stamp.authority, "CN=EC TSA");
+        assert!(stamp.anchored && stamp.time.starts_with("20") && stamp.time.ends_with('Z'));
+        let unanchored = check(&token, &data, &Anchors::default()).unwrap();
+        assert!(!unanchored.anchored);
+        let err = check(&token, b"other bytes", &root).unwrap_err();
+        assert!(err.contains("over other bytes"), "{err}");
+        // The intermediate as the only anchor is enough; another root of the same name is
+        // not (its key did not sign the intermediate).
+        let intermediate = Anchors::parse(&fixture("ec-intermediate.pem")).unwrap();
+        assert!(check(&token, &data, &intermediate).is_ok());
+        let impostor = Anchors::parse(&fixture("other-root.pem")).unwrap();
+        let err = check(&token, &data, &impostor).unwrap_err();
+        assert!(err.contains("does not lead to any anchor"), "{err}");
+    }
+
     #[test]
     fn garbage_is_not_a_token() {
         let err = check(b"not DER", b"data", &Anchors::default()).unwrap_err();
