@@ -135,6 +135,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let staged = publishing.stage.map(output::Stage::finish).transpose()?;
         let written = output::write(&files, prior, &publishing.fingerprints, &record, staged)?;
         files_written = Some(written.files);
+        if let Some((tokens, received)) = publishing.tokens.take() {
+            tokens.save(&received);
+        }
         Ok((out.clone(), written.changed, written.timings))
     })?;
     let mut watch = Stopwatch::start();

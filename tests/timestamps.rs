@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::Ordering;
 
 use crate::signing::{casebook, keys, public, sign, signed_site, verify, verify_verdict};
 use crate::support::tsa::{Answer, Authority, have_openssl};
@@ -73,9 +74,26 @@ fn a_signed_build_is_stamped_and_each_token_verifies_with_casebook_and_openssl()
         assert!(said.contains(": existed no later than 20"), "{said}");
         assert!(said.ends_with('Z'), "UTC: {said}");
     }
-    // The tokens are not in the manifest (made after it), and a warm build drops none.
+    // The tokens are not in the manifest (made after it).
     let manifest = site.file("manifest.json");
     assert!(!manifest.contains(".tsr"), "no token in the manifest");
+
+    // The same release signed again keeps the tokens it has, with their earlier time: no
+    // authority is asked.
+    let token = |n: usize| std::fs::read(out.join(format!("{SIGNATURE}.{n}.tsr"))).unwrap();
+    let (first_token, asked) = (token(1), first.requests.load(Ordering::SeqCst));
+    sign(&site, &key, &["--tsa", &first.url, "--tsa", &second.url]).success();
+    assert_eq!(token(1), first_token, "kept");
+    assert_eq!(
+        first.requests.load(Ordering::SeqCst),
+        asked,
+        "not asked again"
+    );
+    // A token changed in the output (or brought in) is never published again: asked anew.
+    std::fs::write(out.join(format!("{SIGNATURE}.1.tsr")), b"planted").unwrap();
+    sign(&site, &key, &["--tsa", &first.url, "--tsa", &second.url]).success();
+    assert_eq!(first.requests.load(Ordering::SeqCst), asked + 1);
+    assert!(openssl_accepts(&out, 1, &first.root));
 
     // A wrong anchor: the second authority leads to no root given.
     verify(&public(&site), &line, &["--tsa-cert", path(&first.root)])

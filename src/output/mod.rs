@@ -14,6 +14,7 @@ mod record;
 #[cfg(test)]
 mod recovery_tests;
 mod seal;
+pub(crate) mod sealed;
 mod stage;
 pub(crate) mod up_to_date;
 mod write;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::files::Merge;
-use super::{BuildOptions, Notice, Notices, Publishing, State, Stopwatch, release};
+use super::{BuildOptions, Notice, Notices, Publishing, State, Stopwatch, release, tokens};
 use crate::error::Result;
 use crate::integrity::manifest::{self, FileHashes};
 use crate::output::{self, Output};
@@ -71,8 +71,16 @@ pub(super) fn make(
         )?;
         watch.lap("signature");
         if !signing.authorities.is_empty() {
-            let (tokens, warnings) = release::tokens(signing, &signature)?;
-            made.extend(tokens);
+            let record = publishing.as_ref().map(|p| {
+                let cache = state.config.root.join(&state.config.images.cache_dir);
+                tokens::Record::of(&cache, &p.out)
+            });
+            let (stamped, warnings, received) =
+                tokens::tokens(signing, &signature, record.as_ref())?;
+            made.extend(stamped);
+            if let (Some(p), Some(record)) = (publishing.as_deref_mut(), record) {
+                p.tokens = Some((record, received));
+            }
             for warning in warnings {
                 Notices::tell(options.notices.as_ref(), Notice::Warning(warning));
             }

@@ -24,6 +24,7 @@ mod manifest_files;
 mod options;
 mod publish;
 mod release;
+mod tokens;
 pub(crate) mod up_to_date;
 mod whole;
 

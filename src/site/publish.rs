@@ -25,6 +25,8 @@ pub(crate) struct Publishing {
     pub(crate) stage: Option<output::Stage>,
     /// Held from before the folder is looked at until the build ends.
     pub(crate) lock: Option<output::Lock>,
+    /// The time-stamp tokens this build publishes, to record once they are written.
+    pub(crate) tokens: Option<(super::tokens::Record, Vec<super::tokens::Received>)>,
 }
 
 impl Publishing {

@@ -185,36 +185,3 @@ pub(super) fn public_key_file(config: &crate::config::Config) -> Option<Output> 
     let key = config.public_key.as_ref()?;
     Some(Output::bytes(PUBLIC_KEY_FILE, key.file_text()))
 }
-
-/// The tokens of the time-stamp authorities over the signature file `signature`
-/// (`manifest.json.minisig.<n>.tsr`), numbered from 1 in the order given; an authority that
-/// fails stops the build, or with `--tsa-optional` is returned as a warning (and its number
-/// left out, so a later token keeps its place).
-pub(super) fn tokens(
-    signing: &Signing,
-    signature: &Output,
-) -> Result<(Vec<Output>, Vec<Diagnostic>)> {
-    let bytes = signature
-        .read()
-        .map_err(|e| Error::io(std::path::Path::new(SIGNATURE_FILE), e))?;
-    let mut tokens = Vec::new();
-    let mut problems = Vec::new();
-    for (at, url) in signing.authorities.iter().enumerate() {
-        match crate::timestamp::request(url, &bytes) {
-            Ok((response, _)) => {
-                let name = crate::timestamp::token_file(SIGNATURE_FILE, at + 1);
-                tokens.push(Output::bytes(name, response));
-            }
-            Err(message) => {
-                let problem = Diagnostic::new(url.as_str(), format!("time-stamp authority {}: {message}", at + 1))
-                    .field("--tsa")
-                    .hint("check the address (an RFC 3161 service answers POSTs of application/timestamp-query), try again later, or add --tsa-optional to publish without this authority's token");
-                problems.push(problem);
-            }
-        }
-    }
-    if !problems.is_empty() && !signing.authorities_optional {
-        return Err(Error::Diagnostics(problems));
-    }
-    Ok((tokens, problems))
-}
