@@ -200,10 +200,27 @@ fn a_first_build_killed_while_writing_publishes_nothing_and_the_next_succeeds() 
     // Writer threads racing to make one folder both count a step: the total varies by a
     // few, so the last points are left out.
     let total = fault_points(&counted) - 8;
-    for k in spread(total, 12) {
+    let mut kills = 0;
+    let points = spread(total, 12);
+    for &k in &points {
         let site = SiteTest::fixture("minimal");
         let (run, killed) = build_with_fault(&site, &format!("kill:{k}"));
-        assert!(killed, "step {k} of {total}: not killed\n{}", run.stderr);
+        if !killed {
+            // On a busy machine the race above can take more than the few steps left out:
+            // a build that ran past its last step must then simply have succeeded.
+            assert!(
+                k * 10 >= total * 9,
+                "step {k} of {total}: not killed\n{}",
+                run.stderr
+            );
+            run.success();
+            assert!(
+                entries(&site.public()) == entries(&counted.public()),
+                "step {k}"
+            );
+            continue;
+        }
+        kills += 1;
         // Either the whole new site was renamed into place, or there is none.
         if site.public().exists() {
             assert!(
@@ -215,6 +232,11 @@ fn a_first_build_killed_while_writing_publishes_nothing_and_the_next_succeeds() 
         assert_same_as_fresh(&site, SiteTest::fixture("minimal"));
         assert!(!site.root().join(".public.casebook-staging").exists());
     }
+    assert!(
+        kills + 2 >= points.len(),
+        "killed at {kills} of {} points",
+        points.len()
+    );
 }
 
 #[test]
