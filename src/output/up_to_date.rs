@@ -178,28 +178,18 @@ pub(crate) fn save(
     output: &Digest32,
     summary: &[u8],
 ) {
-    let Some(key) = Beside::of(out).key(out) else {
-        return;
-    };
     let mut w = Writer::new(MAGIC);
     w.raw(sources);
     w.raw(output);
     w.bytes(summary);
-    let body = w.finish();
-    let mut sealed = body.clone();
-    sealed.extend_from_slice(&key.seal(&body));
-    if super::save_atomically(record_file, &sealed).is_err() {
-        forget(record_file);
-    }
+    super::sealed::save(record_file, out, &w.finish());
 }
 
 /// What the last build of `out` reported, when it was made from sources with digest
 /// `sources` and `out` is still exactly as it wrote it.
 pub(crate) fn check(record_file: &Path, out: &Path, sources: &Digest32) -> Option<Vec<u8>> {
-    let sealed = std::fs::read(record_file).ok()?;
-    let key = Beside::of(out).key(out)?;
-    let body = key.open(&sealed)?;
-    let mut r = Reader::open(body, MAGIC)?;
+    let body = super::sealed::load(record_file, out)?;
+    let mut r = Reader::open(&body, MAGIC)?;
     if r.raw(32)? != sources {
         return None;
     }
