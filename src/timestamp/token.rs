@@ -27,8 +27,6 @@ pub struct Stamp {
     pub authority: String,
     /// The stamped time, UTC (`2026-12-06T22:51:32Z`).
     pub time: String,
-    /// Seconds since 1970 of the stamped time.
-    pub(crate) unix: u64,
     /// Whether the authority's certificate was led to an anchor (none given: not checked).
     pub anchored: bool,
 }
@@ -142,7 +140,6 @@ pub(crate) fn check(
     Ok(Stamp {
         authority,
         time: utc(time),
-        unix,
         anchored,
     })
 }
