@@ -19,7 +19,6 @@ use crate::search::SearchIndex;
 use crate::theme::Theme;
 
 /// The pages of a build not rendered yet, and what renders any one of them.
-#[derive(Clone)]
 pub(crate) struct Deferred {
     config: Arc<Config>,
     corpus: Arc<Corpus>,
@@ -107,6 +106,24 @@ impl Deferred {
         }
     }
 
+    /// The same build with only `pending` left to render (the build's parts are shared, the
+    /// map of what was pending is not copied).
+    fn with_pending(&self, pending: PathMap<usize>) -> Deferred {
+        Deferred {
+            config: self.config.clone(),
+            corpus: self.corpus.clone(),
+            theme: self.theme.clone(),
+            images: self.images.clone(),
+            prepared: self.prepared.clone(),
+            search: self.search.clone(),
+            shared: self.shared.clone(),
+            options: self.options,
+            pending,
+            since: self.since,
+            first: self.first,
+        }
+    }
+
     fn renderer(&self) -> Renderer<'_> {
         Renderer {
             config: &self.config,
@@ -168,13 +185,12 @@ impl Session {
             deferred: true,
             ..Update::of_step(merge.changed, started, watch)
         };
-        let rest = Deferred {
-            pending: (deferred.pending.iter())
+        let rest = deferred.with_pending(
+            (deferred.pending.iter())
                 .filter(|(path, _)| !merge.files.contains_key(*path))
                 .map(|(path, at)| (path.clone(), *at))
                 .collect(),
-            ..Deferred::clone(&deferred)
-        };
+        );
         let state = self.state.as_mut().expect("checked above");
         state.files = Arc::new(merge.files);
         if rest.pending.is_empty() {

@@ -461,7 +461,7 @@ impl Session {
             None => self.defer_pages,
         };
         // The pages of the files saved, first (serve): the rest on request, then in `finish`.
-        let own_pages = changed_pages.clone().filter(|_| self.defer_pages);
+        let own_pages = self.defer_pages.then(|| changed_pages.clone()).flatten();
         let to_render: Vec<&render::Job> = match (old, changed_pages) {
             (Some(o), Some(pages)) => {
                 let delta = incremental::Delta::new(
