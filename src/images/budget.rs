@@ -67,6 +67,7 @@ impl Budget {
         items: &[T],
         each: impl Fn(&mut Keeper, &T) -> R + Sync,
     ) -> Vec<R> {
+        let _unhurried = UnhurriedPurge::new();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let per_thread = rayon::broadcast(|_| {
             let mut keeper = self.keeper();
@@ -145,6 +146,49 @@ impl<'a> Keeper<'a> {
     }
 }
 
+/// mimalloc's `mi_option_purge_delay` (its place in `mi_option_e`, the same in mimalloc 2
+/// and 3; `libmimalloc-sys` names no constant for it).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// While photographs are derived, freed pages wait a second before going back to the
+/// system, not the 2 ms the binary sets for its other steps (main.rs): each photograph frees
+/// its pixels (about 11 MB at 1300x975) just before the next one on its worker asks for as
+/// much, and returning them in between made every photograph fault and clear its memory
+/// again (2,750 page faults each, a quarter of a cold build's CPU). The peak stays within
+/// the budget: a worker handing its bytes back still returns them at once (`mi_collect`).
+/// Stages that overlap (tests) share one guard: the first sets, the last restores.
+struct UnhurriedPurge;
+
+/// How many guards are alive, and the delay the first one found.
+static UNHURRIED: Mutex<(usize, std::ffi::c_long)> = Mutex::new((0, 0));
+
+impl UnhurriedPurge {
+    const DELAY_MS: std::ffi::c_long = 1000;
+
+    fn new() -> UnhurriedPurge {
+        let mut held = UNHURRIED.lock().unwrap_or_else(|e| e.into_inner());
+        if held.0 == 0 {
+            // SAFETY: reads and sets one of mimalloc's options; it only changes when freed
+            // pages are returned.
+            held.1 = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+            unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, Self::DELAY_MS) };
+        }
+        held.0 += 1;
+        UnhurriedPurge
+    }
+}
+
+impl Drop for UnhurriedPurge {
+    fn drop(&mut self) {
+        let mut held = UNHURRIED.lock().unwrap_or_else(|e| e.into_inner());
+        held.0 -= 1;
+        if held.0 == 0 {
+            // SAFETY: as in `new`.
+            unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, held.1) };
+        }
+    }
+}
+
 impl Drop for Keeper<'_> {
     fn drop(&mut self) {
         self.give_back();
@@ -193,6 +237,38 @@ mod tests {
 
     /// Every item once, results in order, and one keeper per thread for the whole run
     /// (not one per split of the work, each handing its memory back when dropped).
+    #[test]
+    fn photographs_are_derived_with_an_unhurried_purge_then_the_delay_is_restored() {
+        // SAFETY: reads one of mimalloc's options.
+        let delay = || unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        {
+            // The binary's own delay, set while no stage has changed it.
+            let held = UNHURRIED.lock().unwrap();
+            if held.0 == 0 {
+                // SAFETY: sets one of mimalloc's options.
+                unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 2) };
+            }
+        }
+        let budget = Budget::new(100);
+        let seen = budget.each(&[1, 2, 3, 4], |_, _| delay());
+        assert!(
+            seen.iter().all(|&d| d == UnhurriedPurge::DELAY_MS),
+            "{seen:?}"
+        );
+        let inner = std::thread::scope(|s| {
+            let _outer = UnhurriedPurge::new();
+            s.spawn(|| budget.each(&[1], |_, _| delay()))
+                .join()
+                .unwrap()
+        });
+        assert_eq!(inner, [UnhurriedPurge::DELAY_MS]);
+        // Other tests derive photographs meanwhile: restored once the last guard is gone.
+        let held = UNHURRIED.lock().unwrap();
+        if held.0 == 0 {
+            assert_eq!((held.1, delay()), (2, 2));
+        }
+    }
+
     #[test]
     fn each_runs_every_item_once_with_one_keeper_per_thread() {
         let budget = Budget::new(1000);
