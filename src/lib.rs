@@ -89,7 +89,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         .output
         .clone()
         .unwrap_or_else(|| options.root.join("public"));
-    let before = match site::up_to_date::check(options, &out)? {
+    let mut before = match site::up_to_date::check(options, &out)? {
         Ok(unchanged) => {
             return Ok(BuildReport {
                 timings: unchanged.timings,
@@ -117,7 +117,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         }
         Notices::tell(told.as_ref(), notice);
     })));
-    let session = site::Session::with_options(options).publishing_to(out.clone());
+    let session = site::Session::with_options(options)
+        .publishing_to(out.clone())
+        .with_content_files(before.content_files.take());
     // The output's lock is held until the build is recorded.
     let (mut lock, mut files_written) = (None, None);
     let mut report = run(session, "write", |session| {

@@ -29,14 +29,14 @@ pub(crate) struct ParseCache {
     pub(super) last: Option<std::sync::Arc<super::Corpus>>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct FileStamp {
     pub(super) len: u64,
     pub(super) modified: Option<std::time::SystemTime>,
 }
 
 /// The files below `content/`, in the walk's order (by path, component by component).
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Listing {
     pub(super) markdown: Vec<(PathBuf, Option<FileStamp>)>,
     pub(super) other: Vec<PathBuf>,
@@ -105,6 +105,25 @@ pub(super) fn list(
 }
 
 impl Listing {
+    /// The listing `list` makes of `content/`, from its plain files' paths (relative to it,
+    /// `/`-separated, in any order, none of them a link): names starting with a dot left
+    /// out, with whatever is below them, in the walk's order (component by component).
+    pub(super) fn of_files(files: Vec<String>) -> Listing {
+        let mut paths: Vec<PathBuf> = (files.into_iter())
+            .filter(|f| !f.split('/').any(|name| name.starts_with('.')))
+            .map(PathBuf::from)
+            .collect();
+        paths.sort_unstable();
+        let (markdown, other) = paths
+            .into_iter()
+            .partition::<Vec<_>, _>(|rel| rel.extension().is_some_and(|e| e == "md"));
+        Listing {
+            markdown: markdown.into_iter().map(|rel| (rel, None)).collect(),
+            other,
+            links: Vec::new(),
+        }
+    }
+
     /// Brings the listing up to date with changed paths, listing only those again; returns
     /// whether any name was added or removed (rather than only changed files).
     pub(super) fn refresh(&mut self, content_dir: &Path, touched: &[PathBuf]) -> Result<bool> {
@@ -191,6 +210,44 @@ mod tests {
         let mut listing = Listing::default();
         list(dir, Path::new(""), true, &mut listing).unwrap();
         listing
+    }
+
+    #[test]
+    fn a_listing_made_from_a_walks_files_is_the_one_list_makes() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Not the temporary folder itself: its name starts with a dot.
+        let dir = tmp.path().join("content");
+        let files = [
+            "_index.md",
+            "a/b.md",
+            "a-b/x.md",
+            "a-b/z.txt",
+            "a.b/y.md",
+            "a/c/d.md",
+            "a/c/photo.jpg",
+            "A/upper.md",
+            ".hidden/x.md",
+            "x/.draft.md",
+            "x/readme.markdown",
+            "x/notes.MD",
+            "cases/syn-000010/index.md",
+            "cases/syn-000002/index.ar.md",
+            "cases/syn-000002/index.md",
+        ];
+        for f in files {
+            let path = dir.join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        std::fs::create_dir_all(dir.join("empty/folder")).unwrap();
+        let mut by_list = Listing::default();
+        list(&dir, Path::new(""), false, &mut by_list).unwrap();
+        // The walk's order is no order: reversed here.
+        let walked = files.iter().rev().map(|f| f.to_string()).collect();
+        let by_walk = Listing::of_files(walked);
+        assert_eq!(by_walk, by_list);
+        assert_eq!(by_walk.markdown.len(), 9, "{by_walk:?}");
+        assert_eq!(by_walk.other.len(), 4, "{by_walk:?}");
     }
 
     #[test]

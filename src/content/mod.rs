@@ -251,7 +251,18 @@ struct Parsed {
 /// Loads what can be loaded and returns it with every problem found, so later checks
 /// (internal links) can still run and be reported together with the content errors.
 pub(crate) fn load_partial(config: &Config, drafts: bool) -> Result<(Corpus, Vec<Diagnostic>)> {
-    load_with(config, drafts, None)
+    load_with(config, drafts, None, None)
+}
+
+/// `load_partial` of the files `listed` below `content/` (relative to it, `/`-separated,
+/// in any order): what a walk of the whole site just found, so the folder is not listed
+/// again.
+pub(crate) fn load_listed(
+    config: &Config,
+    drafts: bool,
+    listed: Vec<String>,
+) -> Result<(Corpus, Vec<Diagnostic>)> {
+    load_with(config, drafts, None, Some(listed))
 }
 
 /// `load_partial`, reusing and refreshing `cache`.
@@ -260,13 +271,14 @@ pub(crate) fn load_cached(
     drafts: bool,
     cache: &mut ParseCache,
 ) -> Result<(Corpus, Vec<Diagnostic>)> {
-    load_with(config, drafts, Some(cache))
+    load_with(config, drafts, Some(cache), None)
 }
 
 fn load_with(
     config: &Config,
     drafts: bool,
     mut cache: Option<&mut ParseCache>,
+    listed: Option<Vec<String>>,
 ) -> Result<(Corpus, Vec<Diagnostic>)> {
     let content_dir = config.root.join("content");
     if !content_dir.is_dir() {
@@ -297,6 +309,7 @@ fn load_with(
             touched.clear();
             (listing, unportable.clone())
         }
+        None if listed.is_some() => (Listing::of_files(listed.unwrap_or_default()), None),
         _ => {
             let mut listing = Listing::default();
             list(&content_dir, Path::new(""), cache.is_some(), &mut listing)?;

@@ -29,18 +29,29 @@ const MAGIC: &[u8] = b"casebook-up-to-date-2\n";
 
 pub(crate) type Digest32 = [u8; 32];
 
-/// A digest of every file a build of the site in `root` into `out` could read: all of
-/// `root` (hidden names too) but `.git`, the output, the folders casebook keeps beside it
-/// and the cache folder `cache`. `None` when one cannot be read or is a symbolic link:
-/// whatever it leads to could change unseen.
-pub(crate) fn sources(root: &Path, out: &Path, cache: &Path) -> Option<Digest32> {
+/// What one walk of a site's sources found.
+pub(crate) struct Walked {
+    /// A digest of every file a build of the site could read; `None` when the newest
+    /// change is too recent to record (see `SETTLED`).
+    pub(crate) digest: Option<Digest32>,
+    /// The plain files among them, by path relative to the site's folder (`/`-separated),
+    /// in no order: the content's listing, so that a build with work to do does not list
+    /// `content/` again.
+    pub(crate) files: Vec<String>,
+}
+
+/// Walks every file a build of the site in `root` into `out` could read: all of `root`
+/// (hidden names too) but `.git`, the output, the folders casebook keeps beside it and the
+/// cache folder `cache`. `None` when one cannot be read, is a symbolic link (whatever it
+/// leads to could change unseen) or has a name that is not UTF-8.
+pub(crate) fn sources(root: &Path, out: &Path, cache: &Path) -> Option<Walked> {
     let root = crate::paths::resolved(root);
     let beside = Beside::of(out);
     let (out, cache) = (crate::paths::resolved(out), crate::paths::resolved(cache));
     let mut skip = vec![out.as_path(), cache.as_path()];
     skip.extend(beside.all());
     let began = std::time::SystemTime::now();
-    let (digest, newest) = tree(&root, &skip)?;
+    let (digest, newest, files) = tree(&root, &skip)?;
     // File times are kept at a coarse tick: a file changed in the same tick as the one this
     // listing saw, after it was read, would look unchanged. Like Git's "racily clean"
     // entries, a site with a change that recent is not recorded at all.
@@ -48,20 +59,25 @@ pub(crate) fn sources(root: &Path, out: &Path, cache: &Path) -> Option<Digest32>
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?
         .checked_sub(SETTLED)?;
-    (newest < settled).then_some(digest)
+    Some(Walked {
+        digest: (newest < settled).then_some(digest),
+        files,
+    })
 }
 
 /// How long ago the newest change must be for the sources' listing to be recorded.
 const SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A digest of the files and folders below `dir` (the sources), leaving out the paths
-/// `skip` (as they appear below `dir`) and a top-level `.git`, and the newest change time
-/// among them; `None` as for `sources`.
-fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration)> {
+/// `skip` (as they appear below `dir`) and a top-level `.git`, the newest change time
+/// among them, and the plain files' paths; `None` as for `sources`.
+fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration, Vec<String>)> {
     let mut stamps = Vec::new();
-    walk(dir, "", skip, &mut stamps, &|meta| Some(full_stamp(meta)))?;
+    walk(dir, "", skip, &mut stamps, &|meta| {
+        Some((full_stamp(meta), meta.is_file()))
+    })?;
     let newest = (stamps.iter())
-        .map(|(_, s)| {
+        .map(|(_, (s, _))| {
             let word = |i: usize| u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8"));
             std::time::Duration::new(word(5), word(6) as u32)
         })
@@ -69,12 +85,19 @@ fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration)> {
         .unwrap_or_default();
     stamps.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut h = Blake2b512::new();
-    for (path, stamp) in &stamps {
+    for (path, (stamp, _)) in &stamps {
         h.update((path.len() as u64).to_le_bytes());
         h.update(path.as_bytes());
         h.update(stamp);
     }
-    Some((h.finalize()[..32].try_into().expect("32 bytes"), newest))
+    let files = (stamps.into_iter())
+        .filter_map(|(path, (_, file))| file.then_some(path))
+        .collect();
+    Some((
+        h.finalize()[..32].try_into().expect("32 bytes"),
+        newest,
+        files,
+    ))
 }
 
 /// Every stat field that changes with a file's content or identity.

@@ -18,10 +18,12 @@ pub(super) fn load_content(
     config: &Config,
     drafts: bool,
     cache: Option<&mut ParseCache>,
+    listed: Option<Vec<String>>,
 ) -> Result<(Corpus, Vec<Diagnostic>)> {
-    let (corpus, mut diags) = match cache {
-        Some(cache) => crate::content::load_cached(config, drafts, cache)?,
-        None => crate::content::load_partial(config, drafts)?,
+    let (corpus, mut diags) = match (cache, listed) {
+        (Some(cache), _) => crate::content::load_cached(config, drafts, cache)?,
+        (None, Some(listed)) => crate::content::load_listed(config, drafts, listed)?,
+        (None, None) => crate::content::load_partial(config, drafts)?,
     };
     if !diags.is_empty() {
         diags.extend(render::markdown_link_errors(config, &corpus));
@@ -64,7 +66,7 @@ pub(crate) fn derive_shard(
     shard: images::Shard,
 ) -> Result<(ImageSet, usize, PathBuf)> {
     let config = Config::load(&options.root)?;
-    let (corpus, mut diags) = load_content(&config, options.drafts, None)?;
+    let (corpus, mut diags) = load_content(&config, options.drafts, None, None)?;
     if !diags.is_empty() {
         diags.sort();
         diags.dedup();

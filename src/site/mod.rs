@@ -333,7 +333,11 @@ impl Session {
             _ => {
                 // Only serve rebuilds again: a one-shot build need not stamp every file.
                 let cache = self.incremental.then_some(&mut self.parsed);
-                let (corpus, problems) = load_content(&config, self.options.drafts, cache)?;
+                let listed = self
+                    .publishing
+                    .as_mut()
+                    .and_then(|p| p.content_files.take());
+                let (corpus, problems) = load_content(&config, self.options.drafts, cache, listed)?;
                 diags.extend(problems);
                 warn(self.options.notices.as_ref(), &corpus.warnings);
                 Some(Arc::new(corpus))

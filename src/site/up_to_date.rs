@@ -21,6 +21,10 @@ pub(crate) struct Before {
     /// when the build cannot be recorded (signed, or a link among the sources).
     sources: Option<up_to_date::Digest32>,
     record_file: PathBuf,
+    /// The files below `content/` the same walk found (relative to it, `/`-separated, in no
+    /// order), for the build to load without listing the folder again; `None` when it did
+    /// not walk them all.
+    pub(crate) content_files: Option<Vec<String>>,
 }
 
 /// What the last build reported, when nothing it was made from has changed.
@@ -44,14 +48,16 @@ pub(crate) fn check(
         return Ok(Err(Before {
             sources: None,
             record_file: PathBuf::new(),
+            content_files: None,
         }));
     };
     let cache = config.root.join(&config.images.cache_dir);
     let record_file = super::cache_file(&config, up_to_date::FILE);
-    let sources = digest(options, &config, out, &cache);
+    let (sources, content_files) = digest(options, &config, out, &cache);
     let before = Before {
         sources,
         record_file,
+        content_files,
     };
     let Some(sources) = &before.sources else {
         return Ok(Err(before));
@@ -124,12 +130,48 @@ fn digest(
     config: &Config,
     out: &Path,
     cache: &Path,
-) -> Option<up_to_date::Digest32> {
+) -> (Option<up_to_date::Digest32>, Option<Vec<String>>) {
     // A signed release is made anew each time, as asked.
     if options.signing.is_some() || crate::fault::active() {
+        return (None, None);
+    }
+    let Some(walked) = up_to_date::sources(&config.root, out, cache) else {
+        return (None, None);
+    };
+    (
+        walked.digest.map(|tree| with_options(options, out, tree)),
+        content_files(config, out, cache, walked.files),
+    )
+}
+
+/// The walk's files below `content/`, relative to it; `None` when the walk left out part
+/// of `content/` (an output or cache folder inside it), which the content's own listing
+/// would not.
+fn content_files(
+    config: &Config,
+    out: &Path,
+    cache: &Path,
+    files: Vec<String>,
+) -> Option<Vec<String>> {
+    let content = crate::paths::resolved(&config.root.join("content"));
+    let inside = |p: &Path| crate::paths::resolved(p).starts_with(&content);
+    if inside(out) || inside(cache) {
         return None;
     }
-    let tree = up_to_date::sources(&config.root, out, cache)?;
+    Some(
+        (files.into_iter())
+            .filter_map(|f| f.strip_prefix("content/").map(str::to_string))
+            .collect(),
+    )
+}
+
+/// The digest of the sources' walk with the options that change the output and casebook
+/// itself.
+fn with_options(
+    options: &BuildOptions,
+    out: &Path,
+    tree: up_to_date::Digest32,
+) -> up_to_date::Digest32 {
     let exe = std::env::current_exe()
         .and_then(std::fs::metadata)
         .ok()
@@ -156,7 +198,7 @@ fn digest(
         options.proofs,
         crate::paths::resolved(out),
     ));
-    Some(h.finalize()[..32].try_into().expect("32 bytes"))
+    h.finalize()[..32].try_into().expect("32 bytes")
 }
 
 const MAGIC: &[u8] = b"casebook-build-summary-1\n";
