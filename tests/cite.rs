@@ -146,3 +146,23 @@ fn a_case_and_the_archive_cite_themselves_in_every_format_the_tools_read() {
     );
     assert_eq!(ar["bibtex"][0]["language"], "ar");
 }
+
+/// A case's citation carries the release's date, the newest of any page's: a one-shot
+/// build after another page's `updated` moves it must cite the new date on every case page,
+/// as a build from scratch does (a page's fingerprint stands for its citation).
+#[test]
+fn a_newer_release_date_reaches_every_case_citation_in_a_one_shot_build() {
+    let (from, to) = ("updated = 2026-12-06", "updated = 2027-01-02");
+    let site = bundled();
+    site.build().success();
+    let before = site.file("cases/syn-0001/index.html");
+    assert!(before.contains("2026-12-06") && !before.contains("2027-01-02"));
+    let site = site.edit("content/licence.md", from, to);
+    site.build().success();
+    let after = site.file("cases/syn-0001/index.html");
+    assert!(
+        after.contains("2027-01-02"),
+        "the case page cites the new date"
+    );
+    crate::support::assert_same_as_fresh(&site, bundled().edit("content/licence.md", from, to));
+}

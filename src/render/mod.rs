@@ -126,6 +126,7 @@ impl<'a> Renderer<'a> {
             corpus: self.corpus,
             images: self.images,
             released: self.prepared.released,
+            citations: true,
         }
     }
 
@@ -272,8 +273,11 @@ impl<'a> Renderer<'a> {
     /// A job's source file and context, or (`hashing`) only a hash of its own values: an
     /// unchanged page's values are never turned into template values.
     fn context(&self, job: &Job, url_path: &str, hashing: bool) -> (PathBuf, PageContext) {
-        let (config, corpus, prepared, views) =
-            (self.config, self.corpus, self.prepared, self.views());
+        let views = ViewContext {
+            citations: !hashing,
+            ..self.views()
+        };
+        let (config, corpus, prepared) = (self.config, self.corpus, self.prepared);
         let shared = self.shared;
         let (template, lang) = (self.template(job), self.lang(job));
         // A fingerprint needs only each listed item's hash, made once for all lists.

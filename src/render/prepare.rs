@@ -61,6 +61,7 @@ pub(crate) fn prepare(
         corpus,
         images,
         released,
+        citations: true,
     };
     let items: Vec<Value> = corpus
         .pages

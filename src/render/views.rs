@@ -70,6 +70,24 @@ pub(crate) struct PageView<'a> {
     pub(crate) has_graphic: bool,
     /// A case's citation ("Cite this case").
     pub(crate) citation: Option<super::cite::Citation>,
+    /// In a fingerprint, in place of `citation`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) citation_of: Option<CitationOf<'a>>,
+}
+
+/// What a case's citation is made from besides the configuration, which every page's
+/// fingerprint covers whole: hashing this costs a fraction of making the citation (its
+/// CSL-JSON, BibTeX and RIS), done for each of 11,000 case pages in every one-shot build.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CitationOf<'a> {
+    title: &'a str,
+    path: &'a str,
+    lang: &'a str,
+    id: &'a str,
+    /// Each date as seconds and its offset's.
+    date: Option<(i64, i32)>,
+    updated: Option<(i64, i32)>,
+    released: Option<(i64, i32)>,
 }
 
 /// A list entry: a page without its full content.
@@ -239,6 +257,9 @@ pub(crate) struct ViewContext<'a> {
     pub(crate) images: &'a ImageSet,
     /// The release's date, for citations (`cite::released`).
     pub(crate) released: Option<crate::content::Date>,
+    /// False when only a hash of the views is made (a page's fingerprint): a case's
+    /// citation is then stood for by what it is made from (`CitationOf`), not made.
+    pub(crate) citations: bool,
 }
 
 /// One image file as templates see it.
@@ -313,17 +334,29 @@ impl<'a> ViewContext<'a> {
                 &meta.lang,
             ))
         });
-        let citation = page.and_then(|p| {
+        let id = page.and_then(|p| Some(p.case.as_ref()?.id.as_str()));
+        let citation = id.filter(|_| self.citations).map(|id| {
             let cited = super::cite::Cited {
                 config: self.config,
                 lang: &meta.lang,
-                case: Some((meta, p.case.as_ref()?.id.as_str())),
+                case: Some((meta, id)),
                 released: self.released.as_ref(),
             };
-            Some(cited.citation())
+            cited.citation()
+        });
+        let when = |d: &crate::content::Date| (d.timestamp(), d.offset().local_minus_utc());
+        let citation_of = id.filter(|_| !self.citations).map(|id| CitationOf {
+            title: &meta.title,
+            path: &meta.path,
+            lang: &meta.lang,
+            id,
+            date: meta.date.as_ref().map(when),
+            updated: meta.updated.as_ref().map(when),
+            released: self.released.as_ref().map(when),
         });
         PageView {
             citation,
+            citation_of,
             title: &meta.title,
             description: meta.description.as_deref(),
             path: &meta.path,
@@ -453,5 +486,39 @@ impl<'a> ViewContext<'a> {
             summary: rendered.summary.as_deref(),
             case,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fingerprint's stand-in for a case's citation changes with the release's date, which
+    /// the page shows nowhere else; the citation itself is made only when rendering.
+    #[test]
+    fn a_fingerprint_stands_for_the_citation_with_the_release_date() {
+        let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let (corpus, _) = crate::content::load_partial(&config, false).unwrap();
+        let images = ImageSet::default();
+        let page = corpus.pages.iter().find(|p| p.case.is_some()).unwrap();
+        let rendered = crate::markdown::Rendered::default();
+        let released = crate::render::cite::released(&corpus).unwrap();
+        let view = |released, citations| {
+            let views = ViewContext {
+                config: &config,
+                corpus: &corpus,
+                images: &images,
+                released,
+                citations,
+            };
+            serde_json::to_value(views.page(&page.meta, &rendered, Some(page))).unwrap()
+        };
+        let rendering = view(Some(released), true);
+        assert!(rendering["citation"].is_object() && rendering.get("citation_of").is_none());
+        let hashed = view(Some(released), false);
+        assert!(hashed["citation"].is_null() && hashed["citation_of"]["id"].is_string());
+        let later = view(Some(released + chrono::Duration::days(1)), false);
+        assert_ne!(hashed, later);
+        assert_ne!(hashed, view(None, false));
     }
 }
