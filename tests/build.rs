@@ -593,6 +593,38 @@ fn a_listed_title_edit_renders_every_list_that_shows_it_again() {
 }
 
 #[test]
+fn a_case_value_edit_reaches_its_page_in_a_one_shot_build() {
+    // A page's fingerprint takes a case's values as parsed (not their labels, dates and
+    // facet links): a changed value, a changed date and a new list entry must each render
+    // the case page again, as a build from scratch does.
+    let edits = [
+        ("number = 102", "number = 1020"),
+        ("photographed = 2012-03-04", "photographed = 2012-03-05"),
+        (
+            "indicators = [\"beating\"]",
+            "indicators = [\"beating\", \"eye-injury\"]",
+        ),
+    ];
+    let site = SiteTest::fixture("minimal");
+    site.build().success();
+    let mut fresh = SiteTest::fixture("minimal");
+    let mut site = site;
+    for (from, to) in edits {
+        site = site.edit("content/cases/c-002/index.md", from, to);
+        fresh = fresh.edit("content/cases/c-002/index.md", from, to);
+        let edited = site.build();
+        let (rendered, _) = rendered_and_changed(edited.success());
+        assert!(rendered >= 1, "{to}: {}", edited.stdout);
+    }
+    let page = site.file("cases/c-002/index.html");
+    assert!(
+        page.contains("1020") && page.contains("5 March 2012"),
+        "{page}"
+    );
+    assert_same_as_fresh(&site, fresh);
+}
+
+#[test]
 fn a_one_case_edit_rewrites_only_the_proofs_that_share_its_merkle_chunks() {
     // Enough cases for several chunks of 64 leaves: a proof stops at its chunks, so an edit
     // elsewhere leaves it as it was, while the root and the chunk list move.

@@ -126,7 +126,7 @@ impl<'a> Renderer<'a> {
             corpus: self.corpus,
             images: self.images,
             released: self.prepared.released,
-            citations: true,
+            hashing: false,
         }
     }
 
@@ -274,7 +274,7 @@ impl<'a> Renderer<'a> {
     /// unchanged page's values are never turned into template values.
     fn context(&self, job: &Job, url_path: &str, hashing: bool) -> (PathBuf, PageContext) {
         let views = ViewContext {
-            citations: !hashing,
+            hashing,
             ..self.views()
         };
         let (config, corpus, prepared) = (self.config, self.corpus, self.prepared);

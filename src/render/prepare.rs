@@ -61,7 +61,7 @@ pub(crate) fn prepare(
         corpus,
         images,
         released,
-        citations: true,
+        hashing: false,
     };
     let items: Vec<Value> = corpus
         .pages

@@ -73,6 +73,20 @@ pub(crate) struct PageView<'a> {
     /// In a fingerprint, in place of `citation`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) citation_of: Option<CitationOf<'a>>,
+    /// In a fingerprint, in place of `case`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) case_of: Option<CaseOf<'a>>,
+}
+
+/// What a case's view (`case_view`) is made from besides the case schema, which is part of
+/// the configuration every page's fingerprint covers whole: its values as parsed, not their
+/// labels, dates and facet addresses in the page's language.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CaseOf<'a> {
+    id: &'a str,
+    values: &'a std::collections::BTreeMap<String, FieldValue>,
+    section_path: &'a str,
+    lang: &'a str,
 }
 
 /// What a case's citation is made from besides the configuration, which every page's
@@ -257,9 +271,10 @@ pub(crate) struct ViewContext<'a> {
     pub(crate) images: &'a ImageSet,
     /// The release's date, for citations (`cite::released`).
     pub(crate) released: Option<crate::content::Date>,
-    /// False when only a hash of the views is made (a page's fingerprint): a case's
-    /// citation is then stood for by what it is made from (`CitationOf`), not made.
-    pub(crate) citations: bool,
+    /// True when only a hash of the views is made (a page's fingerprint): a case's fields
+    /// and citation are then stood for by what they are made from (`CaseOf`, `CitationOf`),
+    /// not made.
+    pub(crate) hashing: bool,
 }
 
 /// One image file as templates see it.
@@ -325,17 +340,28 @@ impl<'a> ViewContext<'a> {
         rendered: &'a Rendered,
         page: Option<&'a Page>,
     ) -> PageView<'a> {
-        let case = page.and_then(|p| {
-            let schema = self.config.cases.as_ref()?;
-            Some(case_view(
-                schema,
-                p.case.as_ref()?,
-                self.case_section_path(p),
-                &meta.lang,
-            ))
+        let schema = self.config.cases.as_ref();
+        let case_of = page.and_then(|p| {
+            Some(CaseOf {
+                id: &p.case.as_ref()?.id,
+                values: &p.case.as_ref()?.values,
+                section_path: self.case_section_path(p),
+                lang: &meta.lang,
+            })
         });
+        let (case, case_of) = match (schema, case_of) {
+            (Some(_), Some(of)) if self.hashing => (None, Some(of)),
+            (Some(schema), Some(of)) => {
+                let case = page.and_then(|p| p.case.as_ref()).expect("a case page");
+                (
+                    Some(case_view(schema, case, of.section_path, of.lang)),
+                    None,
+                )
+            }
+            _ => (None, None),
+        };
         let id = page.and_then(|p| Some(p.case.as_ref()?.id.as_str()));
-        let citation = id.filter(|_| self.citations).map(|id| {
+        let citation = id.filter(|_| !self.hashing).map(|id| {
             let cited = super::cite::Cited {
                 config: self.config,
                 lang: &meta.lang,
@@ -345,7 +371,7 @@ impl<'a> ViewContext<'a> {
             cited.citation()
         });
         let when = |d: &crate::content::Date| (d.timestamp(), d.offset().local_minus_utc());
-        let citation_of = id.filter(|_| !self.citations).map(|id| CitationOf {
+        let citation_of = id.filter(|_| self.hashing).map(|id| CitationOf {
             title: &meta.title,
             path: &meta.path,
             lang: &meta.lang,
@@ -357,6 +383,7 @@ impl<'a> ViewContext<'a> {
         PageView {
             citation,
             citation_of,
+            case_of,
             title: &meta.title,
             description: meta.description.as_deref(),
             path: &meta.path,
@@ -493,32 +520,34 @@ impl<'a> ViewContext<'a> {
 mod tests {
     use super::*;
 
-    /// A fingerprint's stand-in for a case's citation changes with the release's date, which
-    /// the page shows nowhere else; the citation itself is made only when rendering.
+    /// A fingerprint's stand-ins for a case's fields and citation: the latter changes with the
+    /// release's date, which the page shows nowhere else; both are made only when rendering.
     #[test]
-    fn a_fingerprint_stands_for_the_citation_with_the_release_date() {
+    fn a_fingerprint_stands_for_the_case_and_its_citation_with_the_release_date() {
         let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
         let (corpus, _) = crate::content::load_partial(&config, false).unwrap();
         let images = ImageSet::default();
         let page = corpus.pages.iter().find(|p| p.case.is_some()).unwrap();
         let rendered = crate::markdown::Rendered::default();
         let released = crate::render::cite::released(&corpus).unwrap();
-        let view = |released, citations| {
+        let view = |released, hashing| {
             let views = ViewContext {
                 config: &config,
                 corpus: &corpus,
                 images: &images,
                 released,
-                citations,
+                hashing,
             };
             serde_json::to_value(views.page(&page.meta, &rendered, Some(page))).unwrap()
         };
-        let rendering = view(Some(released), true);
+        let rendering = view(Some(released), false);
         assert!(rendering["citation"].is_object() && rendering.get("citation_of").is_none());
-        let hashed = view(Some(released), false);
+        let hashed = view(Some(released), true);
         assert!(hashed["citation"].is_null() && hashed["citation_of"]["id"].is_string());
-        let later = view(Some(released + chrono::Duration::days(1)), false);
+        assert!(rendering["case"]["fields"].is_array() && rendering.get("case_of").is_none());
+        assert!(hashed["case"].is_null() && hashed["case_of"]["values"].is_object());
+        let later = view(Some(released + chrono::Duration::days(1)), true);
         assert_ne!(hashed, later);
-        assert_ne!(hashed, view(None, false));
+        assert_ne!(hashed, view(None, true));
     }
 }
