@@ -122,6 +122,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         .with_content_files(before.content_files.take());
     // The output's lock is held until the build is recorded.
     let (mut lock, mut files_written) = (None, None);
+    let walked = before.walked;
     let mut report = run(session, "write", |session| {
         let mut publishing = session.take_publishing().unwrap_or_default();
         lock = publishing.lock.take();
@@ -150,6 +151,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     drop(lock);
     watch.lap("record");
     report.timings.extend(watch.laps);
+    report.timings.insert(0, ("sources walked", walked));
     Ok(report)
 }
 

@@ -789,7 +789,11 @@ fn a_build_stopped_after_its_commit_is_completed_by_the_next() {
 fn timings_show_the_disk_apart() {
     let site = SiteTest::fixture("minimal");
     let first = site.run(&["build", "--timings"]);
-    first.success().stderr_has("render pages");
+    // The sources' walk, before anything is loaded, is timed too.
+    first
+        .success()
+        .stderr_has("sources walked")
+        .stderr_has("render pages");
     first.stderr_has("write: files").stderr_has("write: commit");
     // A rebuild scans the output first, and only compares when nothing changed.
     let again = site.run(&["build", "--timings"]);

@@ -25,6 +25,8 @@ pub(crate) struct Before {
     /// order), for the build to load without listing the folder again; `None` when it did
     /// not walk them all.
     pub(crate) content_files: Option<Vec<String>>,
+    /// How long walking the sources took, for `--timings`.
+    pub(crate) walked: std::time::Duration,
 }
 
 /// What the last build reported, when nothing it was made from has changed.
@@ -49,6 +51,7 @@ pub(crate) fn check(
             sources: None,
             record_file: PathBuf::new(),
             content_files: None,
+            walked: started.elapsed(),
         }));
     };
     let cache = config.root.join(&config.images.cache_dir);
@@ -58,6 +61,7 @@ pub(crate) fn check(
         sources,
         record_file,
         content_files,
+        walked: started.elapsed(),
     };
     let Some(sources) = &before.sources else {
         return Ok(Err(before));
