@@ -435,12 +435,13 @@ mod tests {
             }
 
             /// Whatever a text is, searching for it finds it: each term of the query is
-            /// among the terms the index holds for the same text (unless the text is only
-            /// function words, which the index leaves out).
+            /// among the terms the index holds for the same text. Unless the text is only
+            /// function words and articles: the index leaves function words out, and such a
+            /// query looks for them as typed, folded (`على` alone looks for `علي`, a name).
             #[test]
             fn a_text_searched_for_finds_itself(t in text()) {
                 let indexed = terms(&t);
-                prop_assume!(!indexed.is_empty());
+                prop_assume!(indexed.iter().any(|w| w != "ال" && !is_latin_article(w)));
                 for q in query_terms(&t) {
                     prop_assert!(indexed.contains(&q), "{q:?} not in {indexed:?}");
                 }
