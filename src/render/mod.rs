@@ -281,11 +281,11 @@ impl<'a> Renderer<'a> {
         let shared = self.shared;
         let (template, lang) = (self.template(job), self.lang(job));
         // A fingerprint needs only each listed item's hash, made once for all lists.
-        let list_items = || {
+        let list_item = |i: usize| {
             if hashing {
-                prepared.item_keys()
+                prepared.item_keys(&views)[i].clone()
             } else {
-                &prepared.items
+                prepared.item(i, &views)
             }
         };
         let mut made = match job {
@@ -335,7 +335,7 @@ impl<'a> Renderer<'a> {
                     paginator(
                         &s.meta.path,
                         &s.pages,
-                        list_items(),
+                        &list_item,
                         &prepared.synthetic,
                         per_page,
                         *page,
@@ -359,7 +359,7 @@ impl<'a> Renderer<'a> {
                     paginator(
                         &value.path,
                         &value.pages,
-                        list_items(),
+                        &list_item,
                         &prepared.synthetic,
                         config.paginate_by,
                         *page,

@@ -15,7 +15,7 @@ pub(crate) fn paginated_path(base: &str, n: usize) -> String {
 pub(super) fn paginator(
     base: &str,
     page_indices: &[usize],
-    items: &[Value],
+    item: &dyn Fn(usize) -> Value,
     synthetic: &[bool],
     per_page: usize,
     current: usize,
@@ -23,10 +23,7 @@ pub(super) fn paginator(
     let total_pages = page_indices.len().div_ceil(per_page).max(1);
     let start = (current - 1) * per_page;
     let end = (start + per_page).min(page_indices.len());
-    let page_items: Vec<Value> = page_indices[start..end]
-        .iter()
-        .map(|&i| items[i].clone())
-        .collect();
+    let page_items: Vec<Value> = page_indices[start..end].iter().map(|&i| item(i)).collect();
     let mut map = tera::Map::new();
     map.insert("items".into(), Value::from(page_items));
     let synthetic_count = page_indices[start..end]

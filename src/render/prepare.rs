@@ -2,7 +2,7 @@
 //! list entry and search document, and the facets. A rebuild reuses what it has for pages
 //! that did not change.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use tera::Value;
@@ -21,10 +21,12 @@ pub(crate) struct Prepared {
     pub(super) section_md: Vec<Rendered>,
     /// Shared, so a rebuild reuses unchanged pages' markdown without copying it.
     pub(super) page_md: Vec<Arc<Rendered>>,
-    pub(super) items: Vec<Value>,
+    /// Each page's list item, made when a list first shows it: a one-shot build after an
+    /// edit renders a few of the lists, and making 11,000 items for them took 40 ms.
+    items: Vec<OnceLock<Value>>,
     /// Each list item's hash, made on first use by a fingerprinting build: a case is in
     /// several lists, and hashing its item once spares walking it on every list page.
-    item_keys: std::sync::OnceLock<Vec<Value>>,
+    item_keys: OnceLock<Vec<Value>>,
     pub(super) section_items: Vec<Value>,
     pub(super) synthetic: Vec<bool>,
     pub(crate) facets: Vec<Facet>,
@@ -63,14 +65,10 @@ pub(crate) fn prepare(
         released,
         hashing: false,
     };
-    let items: Vec<Value> = corpus
-        .pages
-        .par_iter()
-        .zip(&page_md)
-        .enumerate()
-        .map(|(i, (p, r))| match &reuse {
+    let items: Vec<OnceLock<Value>> = (0..corpus.pages.len())
+        .map(|i| match &reuse {
             Some(reuse) if reuse.unchanged(i) => reuse.prepared.items[i].clone(),
-            _ => Value::from_serializable(&views.item(&p.meta, r, Some(p))),
+            _ => OnceLock::new(),
         })
         .collect();
     let section_items: Vec<Value> = corpus
@@ -111,14 +109,30 @@ pub(crate) fn prepare(
 }
 
 impl Prepared {
-    /// What a list page's fingerprint hashes in place of each item: its hash, as text.
-    pub(super) fn item_keys(&self) -> &[Value] {
+    /// Page `i`'s list item, made on first use with `views` (not hashing).
+    pub(super) fn item(&self, i: usize, views: &ViewContext) -> Value {
+        let page = &views.corpus.pages[i];
+        self.items[i]
+            .get_or_init(|| {
+                let item = views.item(&page.meta, &self.page_md[i], Some(page));
+                Value::from_serializable(&item)
+            })
+            .clone()
+    }
+
+    /// What a list page's fingerprint hashes in place of each item: a hash of what the item
+    /// is made from (`views` hashing: a case's values, not their labels), as text.
+    pub(super) fn item_keys(&self, views: &ViewContext) -> &[Value] {
+        let views = ViewContext {
+            hashing: true,
+            ..*views
+        };
         self.item_keys.get_or_init(|| {
-            self.items
-                .par_iter()
-                .map(|item| {
+            (views.corpus.pages.par_iter())
+                .zip(&self.page_md)
+                .map(|(page, md)| {
                     let mut h = crate::hashing::Hasher::default();
-                    h.value(item);
+                    h.serialized(&views.item(&page.meta, md, Some(page)));
                     Value::from(format!("{:032x}", h.digest()))
                 })
                 .collect()

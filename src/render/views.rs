@@ -118,6 +118,9 @@ pub(crate) struct ItemView<'a> {
     pub(crate) date_display: Option<String>,
     pub(crate) summary: Option<&'a str>,
     pub(crate) case: Option<ItemCase<'a>>,
+    /// In a fingerprint, in place of `case`'s fields (its thumbnail stays).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) case_of: Option<CaseOf<'a>>,
 }
 
 /// What a list shows of a case: kept small because every list page of an 11,000-case
@@ -265,6 +268,7 @@ pub(crate) fn case_view<'a>(
     }
 }
 
+#[derive(Clone, Copy)]
 pub(crate) struct ViewContext<'a> {
     pub(crate) config: &'a Config,
     pub(crate) corpus: &'a Corpus,
@@ -469,14 +473,17 @@ impl<'a> ViewContext<'a> {
         rendered: &'a Rendered,
         page: Option<&'a Page>,
     ) -> ItemView<'a> {
+        let case_of = page.and_then(|p| {
+            Some(CaseOf {
+                id: &p.case.as_ref()?.id,
+                values: &p.case.as_ref()?.values,
+                section_path: self.case_section_path(p),
+                lang: &meta.lang,
+            })
+        });
         let case = page.and_then(|p| {
             let schema = self.config.cases.as_ref()?;
-            let view = case_view(
-                schema,
-                p.case.as_ref()?,
-                self.case_section_path(p),
-                &meta.lang,
-            );
+            let of = case_of.as_ref()?;
             let thumb = meta.photos.first().and_then(|spec| {
                 let out = self.images.get(spec)?;
                 let graphic = spec.sensitivity == Sensitivity::Graphic;
@@ -494,6 +501,16 @@ impl<'a> ViewContext<'a> {
                     graphic,
                 })
             });
+            if self.hashing {
+                return Some(ItemCase {
+                    thumb,
+                    id: of.id,
+                    synthetic: false,
+                    columns: Vec::new(),
+                    values: Default::default(),
+                });
+            }
+            let view = case_view(schema, p.case.as_ref()?, of.section_path, of.lang);
             Some(ItemCase {
                 thumb,
                 id: view.id,
@@ -502,6 +519,7 @@ impl<'a> ViewContext<'a> {
                 values: view.values,
             })
         });
+        let case_of = case_of.filter(|_| self.hashing && case.is_some());
         ItemView {
             title: &meta.title,
             title_lang: page.and_then(|p| p.title_lang.as_deref()),
@@ -512,6 +530,7 @@ impl<'a> ViewContext<'a> {
             date_display: meta.date.as_ref().map(|d| format_date(d, &meta.lang)),
             summary: rendered.summary.as_deref(),
             case,
+            case_of,
         }
     }
 }
