@@ -338,6 +338,17 @@ impl<'a> ViewContext<'a> {
         &self.corpus.sections[page.section].meta.path
     }
 
+    /// What the view of `page`'s case is made from, if it is a case.
+    fn case_of(&self, meta: &'a Meta, page: &'a Page) -> Option<CaseOf<'a>> {
+        let case = page.case.as_ref()?;
+        Some(CaseOf {
+            id: &case.id,
+            values: &case.values,
+            section_path: self.case_section_path(page),
+            lang: &meta.lang,
+        })
+    }
+
     pub(crate) fn page(
         &self,
         meta: &'a Meta,
@@ -345,14 +356,7 @@ impl<'a> ViewContext<'a> {
         page: Option<&'a Page>,
     ) -> PageView<'a> {
         let schema = self.config.cases.as_ref();
-        let case_of = page.and_then(|p| {
-            Some(CaseOf {
-                id: &p.case.as_ref()?.id,
-                values: &p.case.as_ref()?.values,
-                section_path: self.case_section_path(p),
-                lang: &meta.lang,
-            })
-        });
+        let case_of = page.and_then(|p| self.case_of(meta, p));
         let (case, case_of) = match (schema, case_of) {
             (Some(_), Some(of)) if self.hashing => (None, Some(of)),
             (Some(schema), Some(of)) => {
@@ -473,14 +477,7 @@ impl<'a> ViewContext<'a> {
         rendered: &'a Rendered,
         page: Option<&'a Page>,
     ) -> ItemView<'a> {
-        let case_of = page.and_then(|p| {
-            Some(CaseOf {
-                id: &p.case.as_ref()?.id,
-                values: &p.case.as_ref()?.values,
-                section_path: self.case_section_path(p),
-                lang: &meta.lang,
-            })
-        });
+        let case_of = page.and_then(|p| self.case_of(meta, p));
         let case = page.and_then(|p| {
             let schema = self.config.cases.as_ref()?;
             let of = case_of.as_ref()?;
