@@ -83,6 +83,9 @@ pub(crate) struct PageView<'a> {
 /// labels, dates and facet addresses in the page's language.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct CaseOf<'a> {
+    /// The case it stands for, to make the view from when rendering.
+    #[serde(skip)]
+    case: &'a Case,
     id: &'a str,
     values: &'a std::collections::BTreeMap<String, FieldValue>,
     section_path: &'a str,
@@ -342,6 +345,7 @@ impl<'a> ViewContext<'a> {
     fn case_of(&self, meta: &'a Meta, page: &'a Page) -> Option<CaseOf<'a>> {
         let case = page.case.as_ref()?;
         Some(CaseOf {
+            case,
             id: &case.id,
             values: &case.values,
             section_path: self.case_section_path(page),
@@ -357,18 +361,15 @@ impl<'a> ViewContext<'a> {
     ) -> PageView<'a> {
         let schema = self.config.cases.as_ref();
         let case_of = page.and_then(|p| self.case_of(meta, p));
+        let id = case_of.as_ref().map(|of| of.id);
         let (case, case_of) = match (schema, case_of) {
             (Some(_), Some(of)) if self.hashing => (None, Some(of)),
-            (Some(schema), Some(of)) => {
-                let case = page.and_then(|p| p.case.as_ref()).expect("a case page");
-                (
-                    Some(case_view(schema, case, of.section_path, of.lang)),
-                    None,
-                )
-            }
+            (Some(schema), Some(of)) => (
+                Some(case_view(schema, of.case, of.section_path, of.lang)),
+                None,
+            ),
             _ => (None, None),
         };
-        let id = page.and_then(|p| Some(p.case.as_ref()?.id.as_str()));
         let citation = id.filter(|_| !self.hashing).map(|id| {
             let cited = super::cite::Cited {
                 config: self.config,
@@ -478,9 +479,8 @@ impl<'a> ViewContext<'a> {
         page: Option<&'a Page>,
     ) -> ItemView<'a> {
         let case_of = page.and_then(|p| self.case_of(meta, p));
-        let case = page.and_then(|p| {
+        let case = case_of.as_ref().and_then(|of| {
             let schema = self.config.cases.as_ref()?;
-            let of = case_of.as_ref()?;
             let thumb = meta.photos.first().and_then(|spec| {
                 let out = self.images.get(spec)?;
                 let graphic = spec.sensitivity == Sensitivity::Graphic;
@@ -507,7 +507,7 @@ impl<'a> ViewContext<'a> {
                     values: Default::default(),
                 });
             }
-            let view = case_view(schema, p.case.as_ref()?, of.section_path, of.lang);
+            let view = case_view(schema, of.case, of.section_path, of.lang);
             Some(ItemCase {
                 thumb,
                 id: view.id,
