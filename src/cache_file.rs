@@ -38,6 +38,12 @@ impl Writer {
         self.0.extend_from_slice(bytes);
     }
 
+    /// The fields alone, without a magic line or checksum: a part of a file that is checked
+    /// whole (read back with `Reader::fields`).
+    pub(crate) fn fields(magic_free: Writer) -> Vec<u8> {
+        magic_free.0
+    }
+
     /// The file's bytes, checksum last.
     pub(crate) fn finish(mut self) -> Vec<u8> {
         let sum = xxhash_rust::xxh3::xxh3_128(&self.0);
@@ -57,6 +63,11 @@ impl<'a> Reader<'a> {
             return None;
         }
         body.strip_prefix(magic).map(Reader)
+    }
+
+    /// The fields of a part of a file already checked whole (`Writer::fields`).
+    pub(crate) fn fields(bytes: &'a [u8]) -> Reader<'a> {
+        Reader(bytes)
     }
 
     pub(crate) fn is_empty(&self) -> bool {

@@ -107,21 +107,28 @@ pub(super) fn list(
 impl Listing {
     /// The listing `list` makes of `content/`, from its plain files' paths (relative to it,
     /// `/`-separated, in any order, none of them a link): names starting with a dot left
-    /// out, with whatever is below them, in the walk's order (component by component).
-    pub(super) fn of_files(files: Vec<String>) -> Listing {
-        let mut paths: Vec<PathBuf> = (files.into_iter())
-            .filter(|f| !f.split('/').any(|name| name.starts_with('.')))
-            .map(PathBuf::from)
+    /// out, with whatever is below them, in the walk's order (component by component). Each
+    /// path comes with what the walk knows of it (a stamp), given back beside the markdown
+    /// files in the same order.
+    pub(super) fn of_files<T>(files: Vec<(String, T)>) -> (Listing, Vec<T>) {
+        let mut paths: Vec<(PathBuf, T)> = (files.into_iter())
+            .filter(|(f, _)| !f.split('/').any(|name| name.starts_with('.')))
+            .map(|(f, t)| (PathBuf::from(f), t))
             .collect();
-        paths.sort_unstable();
+        paths.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let (markdown, other) = paths
             .into_iter()
-            .partition::<Vec<_>, _>(|rel| rel.extension().is_some_and(|e| e == "md"));
-        Listing {
-            markdown: markdown.into_iter().map(|rel| (rel, None)).collect(),
-            other,
+            .partition::<Vec<_>, _>(|(rel, _)| rel.extension().is_some_and(|e| e == "md"));
+        let (markdown, stamps): (Vec<_>, Vec<_>) = markdown
+            .into_iter()
+            .map(|(rel, t)| ((rel, None), t))
+            .unzip();
+        let listing = Listing {
+            markdown,
+            other: other.into_iter().map(|(rel, _)| rel).collect(),
             links: Vec::new(),
-        }
+        };
+        (listing, stamps)
     }
 
     /// Brings the listing up to date with changed paths, listing only those again; returns
@@ -243,9 +250,18 @@ mod tests {
         let mut by_list = Listing::default();
         list(&dir, Path::new(""), false, &mut by_list).unwrap();
         // The walk's order is no order: reversed here.
-        let walked = files.iter().rev().map(|f| f.to_string()).collect();
-        let by_walk = Listing::of_files(walked);
+        let walked = files
+            .iter()
+            .rev()
+            .map(|f| (f.to_string(), f.len()))
+            .collect();
+        let (by_walk, carried) = Listing::of_files(walked);
         assert_eq!(by_walk, by_list);
+        // What came with each markdown file stays with it.
+        let lengths: Vec<usize> = (by_walk.markdown.iter())
+            .map(|(rel, _)| rel.to_str().unwrap().len())
+            .collect();
+        assert_eq!(carried, lengths);
         assert_eq!(by_walk.markdown.len(), 9, "{by_walk:?}");
         assert_eq!(by_walk.other.len(), 4, "{by_walk:?}");
     }

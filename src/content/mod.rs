@@ -13,6 +13,7 @@ mod parse;
 mod patch;
 pub(crate) mod photos;
 pub(crate) mod review;
+pub(crate) mod saved;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -251,17 +252,31 @@ struct Parsed {
 /// Loads what can be loaded and returns it with every problem found, so later checks
 /// (internal links) can still run and be reported together with the content errors.
 pub(crate) fn load_partial(config: &Config, drafts: bool) -> Result<(Corpus, Vec<Diagnostic>)> {
-    load_with(config, drafts, None, None)
+    load_with(config, drafts, None, None).map(|(corpus, diags, _)| (corpus, diags))
 }
 
-/// `load_partial` of the files `listed` below `content/` (relative to it, `/`-separated,
-/// in any order): what a walk of the whole site just found, so the folder is not listed
-/// again.
+/// Paths below `content/` (`/`-separated, in any order), each with its stamp from the walk
+/// that found them, once it has settled.
+pub(crate) type WalkedFiles = Vec<(String, Option<saved::SourceStamp>)>;
+
+/// The files below `content/` as a walk of the whole site just found them (relative to it,
+/// `/`-separated, in any order), each with its stamp when it is settled, and the parses a
+/// previous build kept (`saved`).
+pub(crate) struct Listed<'a> {
+    pub(crate) files: WalkedFiles,
+    pub(crate) saved: saved::Saved<'a>,
+    /// `saved::key` of this build.
+    pub(crate) key: u128,
+}
+
+/// `load_partial` of the files `listed`, so the folder is not listed again, reading and
+/// parsing only those not kept unchanged in `listed.saved`. Also gives the parses to keep
+/// for the next build, when they differ from the saved ones.
 pub(crate) fn load_listed(
     config: &Config,
     drafts: bool,
-    listed: Vec<String>,
-) -> Result<(Corpus, Vec<Diagnostic>)> {
+    listed: Listed,
+) -> Result<(Corpus, Vec<Diagnostic>, Option<Vec<u8>>)> {
     load_with(config, drafts, None, Some(listed))
 }
 
@@ -271,15 +286,15 @@ pub(crate) fn load_cached(
     drafts: bool,
     cache: &mut ParseCache,
 ) -> Result<(Corpus, Vec<Diagnostic>)> {
-    load_with(config, drafts, Some(cache), None)
+    load_with(config, drafts, Some(cache), None).map(|(corpus, diags, _)| (corpus, diags))
 }
 
 fn load_with(
     config: &Config,
     drafts: bool,
     mut cache: Option<&mut ParseCache>,
-    listed: Option<Vec<String>>,
-) -> Result<(Corpus, Vec<Diagnostic>)> {
+    listed: Option<Listed>,
+) -> Result<(Corpus, Vec<Diagnostic>, Option<Vec<u8>>)> {
     let content_dir = config.root.join("content");
     if !content_dir.is_dir() {
         return Err(Error::one(
@@ -292,6 +307,11 @@ fn load_with(
     // A cached listing is lent to this load and given back at its end (66,000 paths at
     // archive scale are not copied); a load that fails on the way leaves none, and the next
     // one lists the folder again.
+    let (listed, saved) = match listed {
+        Some(Listed { files, saved, key }) => (Some(files), Some((saved, key))),
+        None => (None, None),
+    };
+    let mut stamps = Vec::new();
     let (listing, names_known) = match cache.as_deref_mut() {
         Some(ParseCache {
             listing: slot @ Some(_),
@@ -309,7 +329,11 @@ fn load_with(
             touched.clear();
             (listing, unportable.clone())
         }
-        None if listed.is_some() => (Listing::of_files(listed.unwrap_or_default()), None),
+        None if listed.is_some() => {
+            let (listing, listed_stamps) = Listing::of_files(listed.unwrap_or_default());
+            stamps = listed_stamps;
+            (listing, None)
+        }
         _ => {
             let mut listing = Listing::default();
             list(&content_dir, Path::new(""), cache.is_some(), &mut listing)?;
@@ -354,20 +378,26 @@ fn load_with(
                 other: other_files,
                 links,
             });
-            return Ok((corpus, Vec::new()));
+            return Ok((corpus, Vec::new(), None));
         }
     }
 
     let cached = cache.as_deref();
-    let results: Vec<(ParseResult, bool)> = markdown
+    let results: Vec<(ParseResult, Origin)> = markdown
         .par_iter()
-        .map(|(rel, stamp)| {
+        .enumerate()
+        .map(|(i, (rel, stamp))| {
             let hit = cached
                 .and_then(|c| c.files.get(rel))
                 .filter(|(s, _)| Some(*s) == *stamp);
-            match hit {
-                Some((_, r)) => (r.clone(), false),
-                None => (parse_file(config, &content_dir, rel), true),
+            if let Some((_, r)) = hit {
+                return (r.clone(), Origin::Cache);
+            }
+            let kept = saved.as_ref().zip(stamps.get(i).copied().flatten());
+            let record = kept.and_then(|((saved, _), stamp)| saved.record(rel.to_str()?, &stamp));
+            match record.and_then(|record| Some((saved::decode(record)?, record))) {
+                Some((parsed, record)) => (Ok(parsed), Origin::Saved(record)),
+                None => (parse_file(config, &content_dir, rel), Origin::Read),
             }
         })
         .collect();
@@ -376,12 +406,13 @@ fn load_with(
             let present: HashSet<&PathBuf> = markdown.iter().map(|(rel, _)| rel).collect();
             cache.files.retain(|rel, _| present.contains(rel));
         }
-        for ((r, fresh), (rel, stamp)) in results.iter().zip(&markdown) {
-            if let (true, Some(stamp)) = (fresh, stamp) {
+        for ((r, origin), (rel, stamp)) in results.iter().zip(&markdown) {
+            if let (Origin::Read, Some(stamp)) = (origin, stamp) {
                 cache.files.insert(rel.clone(), (*stamp, r.clone()));
             }
         }
     }
+    let next = saved.map(|(saved, key)| to_keep(&saved, key, &markdown, &stamps, &results));
     let mut parsed = Vec::new();
     let mut failed_keys = std::collections::HashSet::new();
     for ((r, _), (rel, _)) in results.into_iter().zip(&markdown) {
@@ -427,7 +458,62 @@ fn load_with(
             links,
         });
     }
-    Ok((corpus, diags.into_vec()))
+    Ok((corpus, diags.into_vec(), next.flatten()))
+}
+
+/// Where a file's parse came from.
+enum Origin<'a> {
+    /// `serve`'s parse cache.
+    Cache,
+    /// The parses a previous build kept: its bytes there.
+    Saved(&'a [u8]),
+    /// The file itself.
+    Read,
+}
+
+/// The parses to keep for the next build (see `saved`), unless the kept ones will still
+/// do: a few files changed since they were kept are cheaper to parse again next time than
+/// the whole cache is to write again (tens of megabytes at archive scale).
+fn to_keep(
+    saved: &saved::Saved,
+    key: u128,
+    markdown: &[(PathBuf, Option<listing::FileStamp>)],
+    stamps: &[Option<saved::SourceStamp>],
+    results: &[(ParseResult, Origin)],
+) -> Option<Vec<u8>> {
+    let reused = (results.iter())
+        .filter(|(_, origin)| matches!(origin, Origin::Saved(_)))
+        .count();
+    let read = (results.iter().zip(stamps))
+        .filter(|((result, origin), stamp)| {
+            matches!(origin, Origin::Read)
+                && stamp.is_some()
+                && result.as_ref().is_ok_and(saved::keepable)
+        })
+        .count();
+    // Parsed again because not kept, or kept for nothing (files removed since).
+    let stale = read + (saved.len() - reused);
+    if stale * 32 <= results.len() {
+        return None;
+    }
+    let records: Vec<Option<std::borrow::Cow<[u8]>>> = results
+        .par_iter()
+        .zip(stamps)
+        .map(|((result, origin), stamp)| match (result, origin, stamp) {
+            (_, Origin::Saved(record), Some(_)) => Some(std::borrow::Cow::Borrowed(*record)),
+            (Ok(parsed), Origin::Read, Some(_)) if saved::keepable(parsed) => {
+                Some(std::borrow::Cow::Owned(saved::encode(parsed)))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut next = saved::Next::new(key, reused + read);
+    for (((rel, _), stamp), record) in markdown.iter().zip(stamps).zip(&records) {
+        if let (Some(rel), Some(stamp), Some(record)) = (rel.to_str(), stamp, record) {
+            next.push(rel, stamp, record);
+        }
+    }
+    Some(next.finish())
 }
 
 fn display_path(rel: &Path) -> PathBuf {

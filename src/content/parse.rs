@@ -188,25 +188,39 @@ pub(super) fn parse_file(
         stem,
         key,
         lang: lang.clone(),
-        meta: Meta {
-            source,
-            key: String::new(),
-            lang,
-            title,
-            description: standard.description.clone(),
-            date: standard.date,
-            updated: standard.updated,
-            weight: standard.weight,
-            template: standard.template.clone(),
-            extra: standard.extra.clone(),
-            path: String::new(),
-            body,
-            body_line: doc.body_line,
-            photos,
-        },
+        meta: meta_of(source, lang, title, &standard, body, doc.body_line, photos),
         standard,
         case,
     })
+}
+
+/// A file's metadata as parsed (its key and address are set when the corpus is assembled):
+/// what its standard keys say, with what the file itself gives.
+pub(super) fn meta_of(
+    source: std::path::PathBuf,
+    lang: String,
+    title: String,
+    standard: &meta::Standard,
+    body: String,
+    body_line: usize,
+    photos: Vec<photos::PhotoSpec>,
+) -> Meta {
+    Meta {
+        source,
+        key: String::new(),
+        lang,
+        title,
+        description: standard.description.clone(),
+        date: standard.date,
+        updated: standard.updated,
+        weight: standard.weight,
+        template: standard.template.clone(),
+        extra: standard.extra.clone(),
+        path: String::new(),
+        body,
+        body_line,
+        photos,
+    }
 }
 
 pub(super) fn section_url(dir: &str) -> String {

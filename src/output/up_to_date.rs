@@ -36,8 +36,8 @@ pub(crate) struct Walked {
     pub(crate) digest: Option<Digest32>,
     /// The plain files among them, by path relative to the site's folder (`/`-separated),
     /// in no order: the content's listing, so that a build with work to do does not list
-    /// `content/` again.
-    pub(crate) files: Vec<String>,
+    /// `content/` again. Each has its stamp (see `full_stamp`) once it has settled.
+    pub(crate) files: Vec<(String, Option<[u8; 56]>)>,
 }
 
 /// Walks every file a build of the site in `root` into `out` could read: all of `root`
@@ -50,15 +50,15 @@ pub(crate) fn sources(root: &Path, out: &Path, cache: &Path) -> Option<Walked> {
     let (out, cache) = (crate::paths::resolved(out), crate::paths::resolved(cache));
     let mut skip = vec![out.as_path(), cache.as_path()];
     skip.extend(beside.all());
-    let began = std::time::SystemTime::now();
-    let (digest, newest, files) = tree(&root, &skip)?;
     // File times are kept at a coarse tick: a file changed in the same tick as the one this
     // listing saw, after it was read, would look unchanged. Like Git's "racily clean"
-    // entries, a site with a change that recent is not recorded at all.
-    let settled = began
+    // entries, a site with a change that recent is not recorded at all, and such a file
+    // has no stamp.
+    let settled = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?
         .checked_sub(SETTLED)?;
+    let (digest, newest, files) = tree(&root, &skip, settled)?;
     Some(Walked {
         digest: (newest < settled).then_some(digest),
         files,
@@ -70,17 +70,19 @@ const SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A digest of the files and folders below `dir` (the sources), leaving out the paths
 /// `skip` (as they appear below `dir`) and a top-level `.git`, the newest change time
-/// among them, and the plain files' paths; `None` as for `sources`.
-fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration, Vec<String>)> {
+/// among them, and the plain files' paths with their stamps if changed before `settled`;
+/// `None` as for `sources`.
+fn tree(dir: &Path, skip: &[&Path], settled: std::time::Duration) -> Option<TreeWalk> {
     let mut stamps = Vec::new();
     walk(dir, "", skip, &mut stamps, &|meta| {
         Some((full_stamp(meta), meta.is_file()))
     })?;
+    let changed = |s: &[u8; 56]| {
+        let word = |i: usize| u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8"));
+        std::time::Duration::new(word(5), word(6) as u32)
+    };
     let newest = (stamps.iter())
-        .map(|(_, (s, _))| {
-            let word = |i: usize| u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8"));
-            std::time::Duration::new(word(5), word(6) as u32)
-        })
+        .map(|(_, (s, _))| changed(s))
         .max()
         .unwrap_or_default();
     stamps.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -91,7 +93,8 @@ fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration, Ve
         h.update(stamp);
     }
     let files = (stamps.into_iter())
-        .filter_map(|(path, (_, file))| file.then_some(path))
+        .filter(|(_, (_, file))| *file)
+        .map(|(path, (stamp, _))| (path, (changed(&stamp) < settled).then_some(stamp)))
         .collect();
     Some((
         h.finalize()[..32].try_into().expect("32 bytes"),
@@ -99,6 +102,13 @@ fn tree(dir: &Path, skip: &[&Path]) -> Option<(Digest32, std::time::Duration, Ve
         files,
     ))
 }
+
+/// A digest of the sources, their newest change, and their plain files (`Walked::files`).
+type TreeWalk = (
+    Digest32,
+    std::time::Duration,
+    Vec<(String, Option<[u8; 56]>)>,
+);
 
 /// Every stat field that changes with a file's content or identity.
 fn full_stamp(meta: &std::fs::Metadata) -> [u8; 56] {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::BuildOptions;
 use crate::config::Config;
-use crate::content::{Corpus, ParseCache};
+use crate::content::{Corpus, Listed, ParseCache, WalkedFiles, saved};
 use crate::error::{Diagnostic, Error, Result};
 use crate::images::{self, ImageSet};
 use crate::output::Prior;
@@ -18,15 +18,38 @@ pub(super) fn load_content(
     config: &Config,
     drafts: bool,
     cache: Option<&mut ParseCache>,
-    listed: Option<Vec<String>>,
+    listed: Option<WalkedFiles>,
 ) -> Result<(Corpus, Vec<Diagnostic>)> {
     let (corpus, mut diags) = match (cache, listed) {
         (Some(cache), _) => crate::content::load_cached(config, drafts, cache)?,
-        (None, Some(listed)) => crate::content::load_listed(config, drafts, listed)?,
+        (None, Some(files)) => load_listed(config, drafts, files)?,
         (None, None) => crate::content::load_partial(config, drafts)?,
     };
     if !diags.is_empty() {
         diags.extend(render::markdown_link_errors(config, &corpus));
+    }
+    Ok((corpus, diags))
+}
+
+/// Loads the files a walk found, with the parses the last one-shot build kept, and keeps
+/// this build's for the next (a cache: one that cannot be saved only makes the next build
+/// parse everything).
+fn load_listed(
+    config: &Config,
+    drafts: bool,
+    files: WalkedFiles,
+) -> Result<(Corpus, Vec<Diagnostic>)> {
+    let file = super::cache_file(config, saved::FILE);
+    let bytes = std::fs::read(&file).unwrap_or_default();
+    let key = saved::key(config);
+    let listed = Listed {
+        files,
+        saved: saved::Saved::parse(&bytes, key),
+        key,
+    };
+    let (corpus, diags, next) = crate::content::load_listed(config, drafts, listed)?;
+    if let Some(next) = next {
+        let _ = crate::output::save_atomically(&file, &next);
     }
     Ok((corpus, diags))
 }

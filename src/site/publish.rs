@@ -29,13 +29,16 @@ pub(crate) struct Publishing {
     pub(crate) tokens: Option<(super::tokens::Record, Vec<super::tokens::Received>)>,
     /// The files below `content/` the up-to-date check's walk found, for the build to load
     /// without listing them again (`site::up_to_date::Before`).
-    pub(crate) content_files: Option<Vec<String>>,
+    pub(crate) content_files: Option<crate::content::WalkedFiles>,
 }
 
 impl super::Session {
     /// A one-shot build that loads the files `content/` holds as listed (`content_files`)
     /// rather than listing the folder again; `None` lists it.
-    pub(crate) fn with_content_files(mut self, files: Option<Vec<String>>) -> super::Session {
+    pub(crate) fn with_content_files(
+        mut self,
+        files: Option<crate::content::WalkedFiles>,
+    ) -> super::Session {
         if let Some(publishing) = self.publishing.as_mut() {
             publishing.content_files = files;
         }

@@ -24,7 +24,7 @@ pub(crate) struct Before {
     /// The files below `content/` the same walk found (relative to it, `/`-separated, in no
     /// order), for the build to load without listing the folder again; `None` when it did
     /// not walk them all.
-    pub(crate) content_files: Option<Vec<String>>,
+    pub(crate) content_files: Option<crate::content::WalkedFiles>,
     /// How long walking the sources took, for `--timings`.
     pub(crate) walked: std::time::Duration,
 }
@@ -134,7 +134,10 @@ fn digest(
     config: &Config,
     out: &Path,
     cache: &Path,
-) -> (Option<up_to_date::Digest32>, Option<Vec<String>>) {
+) -> (
+    Option<up_to_date::Digest32>,
+    Option<crate::content::WalkedFiles>,
+) {
     // A signed release is made anew each time, as asked.
     if options.signing.is_some() || crate::fault::active() {
         return (None, None);
@@ -155,8 +158,8 @@ fn content_files(
     config: &Config,
     out: &Path,
     cache: &Path,
-    files: Vec<String>,
-) -> Option<Vec<String>> {
+    files: crate::content::WalkedFiles,
+) -> Option<crate::content::WalkedFiles> {
     let content = crate::paths::resolved(&config.root.join("content"));
     let inside = |p: &Path| crate::paths::resolved(p).starts_with(&content);
     if inside(out) || inside(cache) {
@@ -164,7 +167,7 @@ fn content_files(
     }
     Some(
         (files.into_iter())
-            .filter_map(|f| f.strip_prefix("content/").map(str::to_string))
+            .filter_map(|(f, stamp)| Some((f.strip_prefix("content/")?.to_string(), stamp)))
             .collect(),
     )
 }
