@@ -9,6 +9,7 @@ mod beside;
 mod copy;
 mod disk;
 mod journal;
+mod listings;
 mod names;
 mod record;
 #[cfg(test)]

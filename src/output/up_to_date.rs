@@ -12,13 +12,13 @@
 //! another output is never matched: the build then runs as always. The record decides only
 //! that nothing needs doing; it never names a file to write or remove.
 
-use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
 use blake2::{Blake2b512, Digest};
 use rayon::prelude::*;
 
 use super::beside::Beside;
+use super::listings::{self, change_time, full_stamp};
 use super::record::Stamp;
 use crate::cache_file::{Reader, Writer};
 
@@ -32,11 +32,11 @@ pub(crate) type Digest32 = [u8; 32];
 /// What one walk of a site's sources found.
 pub(crate) struct Walked {
     /// A digest of every file a build of the site could read; `None` when the newest
-    /// change is too recent to record (see `SETTLED`).
+    /// change is too recent to record (see `listings::SETTLED`).
     pub(crate) digest: Option<Digest32>,
     /// The plain files among them, by path relative to the site's folder (`/`-separated),
     /// in no order: the content's listing, so that a build with work to do does not list
-    /// `content/` again. Each has its stamp (see `full_stamp`) once it has settled.
+    /// `content/` again. Each has its stamp (see `listings::full_stamp`) once it has settled.
     pub(crate) files: Vec<(String, Option<[u8; 56]>)>,
 }
 
@@ -54,35 +54,49 @@ pub(crate) fn sources(root: &Path, out: &Path, cache: &Path) -> Option<Walked> {
     // listing saw, after it was read, would look unchanged. Like Git's "racily clean"
     // entries, a site with a change that recent is not recorded at all, and such a file
     // has no stamp.
-    let settled = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .checked_sub(SETTLED)?;
-    let (digest, newest, files) = tree(&root, &skip, settled)?;
+    let settled = listings::settled_now()?;
+    let kept_file = cache.join(listings::FILE);
+    let kept_bytes = std::fs::read(&kept_file).unwrap_or_default();
+    let root_name = listings::root_name(&root);
+    let kept = listings::Kept::parse(&kept_bytes, &root_name);
+    let (digest, newest, files, listed) = tree(&root, &skip, settled, &kept)?;
+    if let Some(listed) = listed {
+        // A cache: one that cannot be saved only means the next walk lists every folder.
+        let _ = super::save_atomically(&kept_file, &listings::encode(&root_name, &listed));
+    }
     Some(Walked {
         digest: (newest < settled).then_some(digest),
         files,
     })
 }
 
-/// How long ago the newest change must be for the sources' listing to be recorded.
-const SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
-
 /// A digest of the files and folders below `dir` (the sources), leaving out the paths
 /// `skip` (as they appear below `dir`) and a top-level `.git`, the newest change time
-/// among them, and the plain files' paths with their stamps if changed before `settled`;
-/// `None` as for `sources`.
-fn tree(dir: &Path, skip: &[&Path], settled: std::time::Duration) -> Option<TreeWalk> {
-    let mut stamps = Vec::new();
-    walk(dir, "", skip, &mut stamps, &|meta| {
-        Some((full_stamp(meta), meta.is_file()))
-    })?;
-    let changed = |s: &[u8; 56]| {
-        let word = |i: usize| u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8"));
-        std::time::Duration::new(word(5), word(6) as u32)
+/// among them, the plain files' paths with their stamps if changed before `settled`, and
+/// the folders' listings to keep when any folder was listed anew (folders `kept` unchanged
+/// are not); `None` as for `sources`.
+fn tree(
+    dir: &Path,
+    skip: &[&Path],
+    settled: std::time::Duration,
+    kept: &listings::Kept,
+) -> Option<TreeWalk> {
+    let walk_with = Walk {
+        root: dir,
+        skip,
+        stamp: &|meta| Some((full_stamp(meta), meta.is_file())),
+        kept,
+        settled: Some(settled),
     };
+    let mut found = Found::default();
+    walk(&walk_with, "", listings::root_stamp(dir), &mut found)?;
+    let Found {
+        entries: mut stamps,
+        listings,
+        listed,
+    } = found;
     let newest = (stamps.iter())
-        .map(|(_, (s, _))| changed(s))
+        .map(|(_, (s, _))| change_time(s))
         .max()
         .unwrap_or_default();
     stamps.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -94,87 +108,128 @@ fn tree(dir: &Path, skip: &[&Path], settled: std::time::Duration) -> Option<Tree
     }
     let files = (stamps.into_iter())
         .filter(|(_, (_, file))| *file)
-        .map(|(path, (stamp, _))| (path, (changed(&stamp) < settled).then_some(stamp)))
+        .map(|(path, (stamp, _))| (path, (change_time(&stamp) < settled).then_some(stamp)))
         .collect();
     Some((
         h.finalize()[..32].try_into().expect("32 bytes"),
         newest,
         files,
+        (listed > 0).then_some(listings),
     ))
 }
 
-/// A digest of the sources, their newest change, and their plain files (`Walked::files`).
+/// A digest of the sources, their newest change, their plain files (`Walked::files`) and
+/// the folder listings to keep, if any changed.
 type TreeWalk = (
     Digest32,
     std::time::Duration,
     Vec<(String, Option<[u8; 56]>)>,
+    Option<Vec<listings::Listing>>,
 );
 
-/// Every stat field that changes with a file's content or identity.
-fn full_stamp(meta: &std::fs::Metadata) -> [u8; 56] {
-    let mut stamp = [0u8; 56];
-    for (i, n) in [
-        meta.dev(),
-        meta.ino(),
-        meta.size(),
-        meta.mtime() as u64,
-        meta.mtime_nsec() as u64,
-        meta.ctime() as u64,
-        meta.ctime_nsec() as u64,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        stamp[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
-    }
-    stamp
+/// How a walk goes: below which folder, what it leaves out (paths `skip` and a top-level
+/// `.git`), what it makes of each entry (`stamp`; `None` leaves it out), and which folder
+/// listings it may reuse (`kept`) and keep (those changed before `settled`).
+struct Walk<'a, S> {
+    root: &'a Path,
+    skip: &'a [&'a Path],
+    stamp: &'a (dyn Fn(&std::fs::Metadata) -> Option<S> + Sync),
+    kept: &'a listings::Kept<'a>,
+    settled: Option<std::time::Duration>,
 }
 
-/// What `stamp` makes of each entry below `root/rel` (the ones it returns `None` for are
-/// left out), by path; `None` when an entry cannot be read or is a symbolic link.
-fn walk<S: Send>(
-    root: &Path,
-    rel: &str,
-    skip: &[&Path],
-    into: &mut Vec<(String, S)>,
-    stamp: &(dyn Fn(&std::fs::Metadata) -> Option<S> + Sync),
-) -> Option<()> {
-    let dir = root.join(rel);
-    let mut subdirs = Vec::new();
-    for entry in std::fs::read_dir(&dir).ok()? {
-        let entry = entry.ok()?;
-        let name = entry.file_name().into_string().ok()?;
-        if rel.is_empty() && name == ".git" {
-            continue;
+/// What a walk found: each entry by path, the listings to keep, and how many of those
+/// were listed anew rather than kept.
+struct Found<S> {
+    entries: Vec<(String, S)>,
+    listings: Vec<listings::Listing>,
+    listed: usize,
+}
+
+impl<S> Default for Found<S> {
+    fn default() -> Self {
+        Found {
+            entries: Vec::new(),
+            listings: Vec::new(),
+            listed: 0,
         }
+    }
+}
+
+/// Walks the folder `rel` (whose stamp is `stamp`, if known) and everything below it into
+/// `found`; `None` when an entry cannot be read, is a symbolic link or has a name that is
+/// not UTF-8.
+fn walk<S: Send>(
+    w: &Walk<S>,
+    rel: &str,
+    stamp: Option<[u8; 56]>,
+    found: &mut Found<S>,
+) -> Option<()> {
+    let dir = w.root.join(rel);
+    let left_out = |name: &str| {
+        (rel.is_empty() && name == ".git") || w.skip.contains(&dir.join(name).as_path())
+    };
+    let kept = stamp.as_ref().and_then(|s| w.kept.names(rel, s));
+    let from_kept = kept.is_some();
+    let mut names: Vec<String> = Vec::new();
+    let mut entries: Vec<(String, std::fs::Metadata)> = Vec::new();
+    match kept {
+        Some(kept) => {
+            for name in kept {
+                names.push(name.to_string());
+                if !left_out(name) {
+                    let meta = std::fs::symlink_metadata(dir.join(name)).ok()?;
+                    entries.push((name.to_string(), meta));
+                }
+            }
+        }
+        None => {
+            for entry in std::fs::read_dir(&dir).ok()? {
+                let entry = entry.ok()?;
+                let name = entry.file_name().into_string().ok()?;
+                if !left_out(&name) {
+                    entries.push((name.clone(), entry.metadata().ok()?));
+                }
+                names.push(name);
+            }
+        }
+    }
+    let mut subdirs = Vec::new();
+    for (name, meta) in entries {
         let path = if rel.is_empty() {
             name
         } else {
             format!("{rel}/{name}")
         };
-        if skip.iter().any(|s| *s == entry.path()) {
-            continue;
-        }
-        let meta = entry.metadata().ok()?;
         let kind = meta.file_type();
         if kind.is_symlink() {
             return None;
         }
         if kind.is_dir() {
-            subdirs.push(path.clone());
+            subdirs.push((path.clone(), full_stamp(&meta)));
         }
-        if let Some(s) = stamp(&meta) {
-            into.push((path, s));
+        if let Some(s) = (w.stamp)(&meta) {
+            found.entries.push((path, s));
         }
     }
-    let below: Vec<Vec<(String, S)>> = subdirs
+    if let (Some(stamp), Some(settled)) = (stamp, w.settled) {
+        if change_time(&stamp) < settled {
+            found.listings.push((rel.to_string(), stamp, names));
+            found.listed += usize::from(!from_kept);
+        }
+    }
+    let below: Vec<Found<S>> = subdirs
         .par_iter()
-        .map(|sub| {
-            let mut part = Vec::new();
-            walk(root, sub, skip, &mut part, stamp).map(|()| part)
+        .map(|(sub, stamp)| {
+            let mut part = Found::default();
+            walk(w, sub, Some(*stamp), &mut part).map(|()| part)
         })
         .collect::<Option<_>>()?;
-    into.extend(below.into_iter().flatten());
+    for part in below {
+        found.entries.extend(part.entries);
+        found.listings.extend(part.listings);
+        found.listed += part.listed;
+    }
     Some(())
 }
 
@@ -190,12 +245,26 @@ pub(crate) fn files_digest<'a>(files: impl Iterator<Item = (&'a str, Stamp)>) ->
 }
 
 /// `files_digest` of the files now in `out` (folders left out: the write stage records
-/// files). `None` when one is a link or cannot be read.
-fn output_digest(out: &Path) -> Option<Digest32> {
-    let mut files = Vec::new();
-    walk(out, "", &[], &mut files, &|meta| {
-        (!meta.is_dir()).then(|| Stamp::of(meta))
-    })?;
+/// files), listing only the folders changed since their listings were kept in
+/// `kept_file`. `None` when one is a link or cannot be read.
+fn output_digest(out: &Path, kept_file: &Path) -> Option<Digest32> {
+    let kept_bytes = std::fs::read(kept_file).unwrap_or_default();
+    let out_name = listings::root_name(out);
+    let kept = listings::Kept::parse(&kept_bytes, &out_name);
+    let mut found = Found::default();
+    let walk_with = Walk {
+        root: out,
+        skip: &[],
+        stamp: &|meta| (!meta.is_dir()).then(|| Stamp::of(meta)),
+        kept: &kept,
+        settled: listings::settled_now(),
+    };
+    walk(&walk_with, "", listings::root_stamp(out), &mut found)?;
+    if found.listed > 0 {
+        // A cache: one that cannot be saved only means the next check lists every folder.
+        let _ = super::save_atomically(kept_file, &listings::encode(&out_name, &found.listings));
+    }
+    let mut files = found.entries;
     files.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Some(files_digest(files.iter().map(|(p, s)| (p.as_str(), *s))))
 }
@@ -228,10 +297,81 @@ pub(crate) fn check(record_file: &Path, out: &Path, sources: &Digest32) -> Optio
     }
     let output = r.raw(32)?;
     let summary = r.bytes()?.to_vec();
-    (output_digest(out)?.as_slice() == output).then_some(summary)
+    let kept_file = record_file.with_file_name(listings::OUTPUT_FILE);
+    (output_digest(out, &kept_file)?.as_slice() == output).then_some(summary)
 }
 
 /// Removes the record, so the next build runs in full.
 pub(crate) fn forget(record_file: &Path) {
     let _ = std::fs::remove_file(record_file);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain files `tree` finds below `root`, with the listings it kept, or already had.
+    fn walked(root: &Path, kept: &[u8]) -> (Vec<String>, Option<Vec<u8>>) {
+        // Every change counts as settled: these folders are made a moment ago.
+        let settled = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            + std::time::Duration::from_secs(60);
+        let name = root.to_string_lossy();
+        let kept = listings::Kept::parse(kept, &name);
+        let (_, _, files, listed) = tree(root, &[], settled, &kept).unwrap();
+        let mut files: Vec<String> = files.into_iter().map(|(path, _)| path).collect();
+        files.sort();
+        (files, listed.map(|l| listings::encode(&name, &l)))
+    }
+
+    #[test]
+    fn a_folder_is_listed_again_when_its_stamp_changed_and_not_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("content/a")).unwrap();
+        std::fs::write(root.join("content/a/index.md"), "x").unwrap();
+        std::fs::write(root.join("casebook.toml"), "x").unwrap();
+        let (files, kept) = walked(root, &[]);
+        assert_eq!(files, ["casebook.toml", "content/a/index.md"]);
+        let kept = kept.expect("every folder listed anew: kept");
+        // Nothing changed: the same files, every folder from the kept listings.
+        let (again, listed) = walked(root, &kept);
+        assert_eq!(again, files);
+        assert!(listed.is_none());
+        // A file added: its folder's stamp changed, so it is listed again.
+        std::fs::write(root.join("content/a/b.md"), "x").unwrap();
+        let (added, listed) = walked(root, &kept);
+        assert_eq!(
+            added,
+            ["casebook.toml", "content/a/b.md", "content/a/index.md"]
+        );
+        assert!(listed.is_some());
+        // A kept listing stands for its folder while the stamp holds: one that leaves a file
+        // out (which no real change can make) is what the walk goes by.
+        let name = root.to_string_lossy();
+        let stamp = |rel: &str| full_stamp(&std::fs::symlink_metadata(root.join(rel)).unwrap());
+        let forged = |root: &str| {
+            listings::encode(
+                root,
+                &[
+                    (
+                        String::new(),
+                        stamp(""),
+                        vec!["content".into(), "casebook.toml".into()],
+                    ),
+                    ("content".into(), stamp("content"), vec!["a".into()]),
+                    (
+                        "content/a".into(),
+                        stamp("content/a"),
+                        vec!["index.md".into()],
+                    ),
+                ],
+            )
+        };
+        let (forged_walk, _) = walked(root, &forged(&name));
+        assert_eq!(forged_walk, ["casebook.toml", "content/a/index.md"]);
+        // Kept for another folder: not used.
+        assert_eq!(walked(root, &forged("/elsewhere")).0, added);
+    }
 }
