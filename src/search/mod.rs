@@ -22,6 +22,7 @@
 pub(crate) mod encode;
 mod files;
 mod input;
+pub(crate) mod kept_terms;
 pub(crate) mod names;
 pub(crate) mod normalize;
 mod positions;
@@ -177,46 +178,56 @@ pub(crate) fn build_cached(
     inputs: &[LangInput],
     cache: Option<&mut TermCache>,
 ) -> SearchIndex {
+    let Some(cache) = cache else {
+        return build_with(config, inputs, |input| {
+            input
+                .docs
+                .par_iter()
+                .map(|d| Arc::new(doc_terms(d)))
+                .collect()
+        });
+    };
+    let mut seen = Vec::new();
+    let index = build_with(config, inputs, |input| {
+        let keyed: Vec<(u64, Arc<DocTerms>)> = input
+            .docs
+            .par_iter()
+            .map(|d| {
+                let key = text_hash(d);
+                let terms = cache
+                    .docs
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::new(doc_terms(d)));
+                (key, terms)
+            })
+            .collect();
+        seen.extend(keyed.iter().cloned());
+        keyed.into_iter().map(|(_, t)| t).collect()
+    });
+    // Keep exactly the documents of this build, so the cache does not grow with edits.
+    cache.docs = seen.into_iter().collect();
+    index
+}
+
+/// The index of `inputs`, with each language's documents' terms from `terms_of`.
+fn build_with(
+    config: &SearchConfig,
+    inputs: &[LangInput],
+    mut terms_of: impl FnMut(&LangInput) -> Vec<Arc<DocTerms>>,
+) -> SearchIndex {
     let started = Instant::now();
     let mut index = SearchIndex::default();
     if !config.enabled {
         return index;
     }
-    let mut seen = Vec::new();
     for input in inputs {
-        let per_doc: Vec<Arc<DocTerms>> = match cache.as_deref() {
-            None => input
-                .docs
-                .par_iter()
-                .map(|d| Arc::new(doc_terms(d)))
-                .collect(),
-            Some(cache) => {
-                let keyed: Vec<(u64, Arc<DocTerms>)> = input
-                    .docs
-                    .par_iter()
-                    .map(|d| {
-                        let key = text_hash(d);
-                        let terms = cache
-                            .docs
-                            .get(&key)
-                            .cloned()
-                            .unwrap_or_else(|| Arc::new(doc_terms(d)));
-                        (key, terms)
-                    })
-                    .collect();
-                seen.extend(keyed.iter().cloned());
-                keyed.into_iter().map(|(_, t)| t).collect()
-            }
-        };
+        let per_doc = terms_of(input);
         let lang = build_language(config, input, &per_doc, &mut index.stats);
         index
             .entries
             .insert(input.lang.clone(), format!("/{}", lang.meta_path));
         index.outputs.extend(lang.files);
-    }
-    if let Some(cache) = cache {
-        // Keep exactly the documents of this build, so the cache does not grow with edits.
-        cache.docs = seen.into_iter().collect();
     }
     index.count_files();
     index.stats.time = started.elapsed();

@@ -4,7 +4,7 @@ use super::files::SUMMARY_CHARS;
 use super::*;
 use crate::config::SearchWeights;
 
-fn config() -> SearchConfig {
+pub(super) fn config() -> SearchConfig {
     SearchConfig {
         enabled: true,
         identifiers: Vec::new(),
@@ -21,7 +21,7 @@ fn config() -> SearchConfig {
     }
 }
 
-fn doc(title: &str, text: &str) -> Doc {
+pub(super) fn doc(title: &str, text: &str) -> Doc {
     Doc {
         path: format!("/{}/", title.to_lowercase().replace(' ', "-")),
         title: title.into(),
@@ -30,7 +30,7 @@ fn doc(title: &str, text: &str) -> Doc {
     }
 }
 
-fn input(docs: Vec<Doc>) -> LangInput {
+pub(super) fn input(docs: Vec<Doc>) -> LangInput {
     LangInput {
         lang: "en".into(),
         docs: docs.into_iter().map(Arc::new).collect(),
@@ -50,7 +50,7 @@ fn data(o: &Output) -> (String, serde_json::Value) {
     (v[0].as_str().unwrap().to_string(), v[1].clone())
 }
 
-fn postings_of(index: &SearchIndex, term: &str) -> Option<Vec<(u64, char)>> {
+pub(super) fn postings_of(index: &SearchIndex, term: &str) -> Option<Vec<(u64, char)>> {
     for o in &index.outputs {
         let (name, v) = data(o);
         if !name.starts_with('t') {

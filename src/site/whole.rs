@@ -34,8 +34,15 @@ pub(super) fn search_index(
             match last.and_then(|bytes| SearchIndex::parse(&bytes, key)) {
                 Some(index) => index,
                 None => {
-                    let index = search::build_cached(&config.search, &inputs, terms);
-                    // A cache: a build that cannot save it is only slower next time.
+                    // A one-shot build: the terms the last one kept, and its own to keep.
+                    let kept_file = file.with_file_name(search::kept_terms::FILE);
+                    let kept_bytes = std::fs::read(&kept_file).unwrap_or_default();
+                    let kept = search::kept_terms::Kept::parse(&kept_bytes);
+                    let (index, keep) = search::kept_terms::build(&config.search, &inputs, &kept);
+                    // Caches: a build that cannot save them is only slower next time.
+                    if let Some(keep) = keep {
+                        let _ = crate::output::save_atomically(&kept_file, &keep);
+                    }
                     let _ = crate::output::save_atomically(file, &index.to_bytes(key));
                     index
                 }
