@@ -11,6 +11,14 @@ impl Writer {
         Writer(magic.to_vec())
     }
 
+    /// A writer with room for about `bytes` of fields: a file of tens of megabytes is not
+    /// grown by doubling (each step holding the old bytes and the new at once).
+    pub(crate) fn with_room(magic: &[u8], bytes: usize) -> Writer {
+        let mut out = Vec::with_capacity(magic.len() + bytes + 16);
+        out.extend_from_slice(magic);
+        Writer(out)
+    }
+
     pub(crate) fn u32(&mut self, n: u32) {
         self.0.extend_from_slice(&n.to_le_bytes());
     }

@@ -496,21 +496,18 @@ fn to_keep(
     if stale * 32 <= results.len() {
         return None;
     }
-    let records: Vec<Option<std::borrow::Cow<[u8]>>> = results
-        .par_iter()
-        .zip(stamps)
-        .map(|((result, origin), stamp)| match (result, origin, stamp) {
-            (_, Origin::Saved(record), Some(_)) => Some(std::borrow::Cow::Borrowed(*record)),
-            (Ok(parsed), Origin::Read, Some(_)) if saved::keepable(parsed) => {
-                Some(std::borrow::Cow::Owned(saved::encode(parsed)))
+    // One record at a time: at the peak of a first build, not all of them twice.
+    let mut next = saved::Next::new(key, reused + read, saved);
+    for (((rel, _), stamp), (result, origin)) in markdown.iter().zip(stamps).zip(results) {
+        let (Some(rel), Some(stamp)) = (rel.to_str(), stamp) else {
+            continue;
+        };
+        match (result, origin) {
+            (_, Origin::Saved(record)) => next.push(rel, stamp, record),
+            (Ok(parsed), Origin::Read) if saved::keepable(parsed) => {
+                next.push(rel, stamp, &saved::encode(parsed));
             }
-            _ => None,
-        })
-        .collect();
-    let mut next = saved::Next::new(key, reused + read);
-    for (((rel, _), stamp), record) in markdown.iter().zip(stamps).zip(&records) {
-        if let (Some(rel), Some(stamp), Some(record)) = (rel.to_str(), stamp, record) {
-            next.push(rel, stamp, record);
+            _ => {}
         }
     }
     Some(next.finish())

@@ -42,6 +42,8 @@ pub(crate) fn key(config: &Config) -> u128 {
 #[derive(Default)]
 pub(crate) struct Saved<'a> {
     entries: HashMap<&'a str, (&'a [u8], &'a [u8])>,
+    /// The size of the file.
+    size: usize,
 }
 
 impl<'a> Saved<'a> {
@@ -61,7 +63,10 @@ impl<'a> Saved<'a> {
             let stamp = r.raw(std::mem::size_of::<SourceStamp>())?;
             entries.insert(rel, (stamp, r.bytes()?));
         }
-        Some(Saved { entries })
+        Some(Saved {
+            entries,
+            size: bytes.len(),
+        })
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -81,8 +86,15 @@ pub(super) struct Next {
 }
 
 impl Next {
-    pub(super) fn new(key: u128, files: usize) -> Next {
-        let mut writer = Writer::new(MAGIC);
+    /// The next file, for `files` files, with room for as much as `last` held (or about
+    /// two kilobytes a file): tens of megabytes at archive scale are not grown by doubling.
+    pub(super) fn new(key: u128, files: usize, last: &Saved) -> Next {
+        let room = if last.size > 0 {
+            last.size
+        } else {
+            files * 2048
+        };
+        let mut writer = Writer::with_room(MAGIC, room);
         writer.u128(key);
         writer.u64(files as u64);
         Next { writer }
