@@ -82,6 +82,11 @@ impl<'a> Reader<'a> {
         self.0.is_empty()
     }
 
+    /// How many bytes are left to read.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
     pub(crate) fn raw(&mut self, n: usize) -> Option<&'a [u8]> {
         let (head, tail) = self.0.split_at_checked(n)?;
         self.0 = tail;

@@ -12,10 +12,10 @@ use crate::support::{SiteTest, copy_tree, tree};
 const CASE: &str = "content/cases/c-001/index.md";
 const UP_TO_DATE: &str = "nothing changed since the last build";
 
-/// File times tick coarsely: a change less than a second old is never recorded (a build
+/// File times tick coarsely: a change less than two seconds old is never recorded (a build
 /// then runs in full). Tests wait that long before the build they expect to be recorded.
 fn settle() {
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::thread::sleep(std::time::Duration::from_millis(2100));
 }
 
 /// Every file of the output: its bytes and when it was last written.

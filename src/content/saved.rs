@@ -57,7 +57,9 @@ impl<'a> Saved<'a> {
         if r.u128()? != key {
             return None;
         }
-        let mut entries = HashMap::with_capacity(r.u64()? as usize);
+        // A count is only a hint; an entry takes at least 64 bytes.
+        let count = usize::try_from(r.u64()?).ok()?;
+        let mut entries = HashMap::with_capacity(count.min(r.len() / 64));
         while !r.is_empty() {
             let rel = std::str::from_utf8(r.bytes()?).ok()?;
             let stamp = r.raw(std::mem::size_of::<SourceStamp>())?;

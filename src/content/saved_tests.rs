@@ -158,6 +158,11 @@ fn a_file_is_read_again_unless_its_stamp_and_the_key_are_the_kept_ones() {
     let middle = damaged.len() / 2;
     damaged[middle] ^= 1;
     assert_eq!(Saved::parse(&damaged, key).len(), 0);
+    // A whole file that claims more entries than any memory holds: a hint, not obeyed.
+    let mut huge = crate::cache_file::Writer::new(MAGIC);
+    huge.u128(key);
+    huge.u64(u64::MAX);
+    assert_eq!(Saved::parse(&huge.finish(), key).len(), 0);
     let (corpus, _) = load(&root, files(&root, stamps), &damaged, key);
     assert!(body(&corpus, c1).contains("Edited narrative"));
 }

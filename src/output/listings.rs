@@ -21,8 +21,10 @@ pub(crate) const FILE: &str = "listings.bin";
 /// The listings of the output's folders, in the cache folder.
 pub(crate) const OUTPUT_FILE: &str = "output-listings.bin";
 
-/// How long ago a folder's last change must be for its listing to be kept.
-pub(crate) const SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long ago an entry's last change must be for it to be recorded or kept: file times
+/// tick coarsely (every 2 s on FAT drives, where a change is dated to the even second
+/// before it), and a change in the same tick as the one recorded would look like none.
+pub(crate) const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
 
 const MAGIC: &[u8] = b"casebook-listings-1\n";
 
@@ -50,7 +52,10 @@ impl<'a> Kept<'a> {
         if r.bytes()? != root.as_bytes() {
             return None;
         }
-        let mut dirs = HashMap::with_capacity(r.u64()? as usize);
+        // A count is only a hint: a file is trusted for nothing, not even its size. An
+        // entry takes at least 64 bytes.
+        let count = usize::try_from(r.u64()?).ok()?;
+        let mut dirs = HashMap::with_capacity(count.min(r.len() / 64));
         while !r.is_empty() {
             let rel = std::str::from_utf8(r.bytes()?).ok()?;
             let stamp = r.raw(std::mem::size_of::<DirStamp>())?;
@@ -65,8 +70,12 @@ impl<'a> Kept<'a> {
         if *kept != stamp.as_slice() {
             return None;
         }
-        let names = std::str::from_utf8(names).ok()?;
-        Some(names.split('\0').filter(|n| !n.is_empty()).collect())
+        let names: Vec<&str> = (std::str::from_utf8(names).ok()?.split('\0'))
+            .filter(|n| !n.is_empty())
+            .collect();
+        // Only names a folder can hold: nothing that leads elsewhere.
+        let plain = |n: &&str| !n.contains('/') && *n != "." && *n != "..";
+        names.iter().all(plain).then_some(names)
     }
 }
 
@@ -154,5 +163,13 @@ mod tests {
         let mut damaged = bytes.clone();
         damaged[30] ^= 1;
         assert_eq!(Kept::parse(&damaged, "/site").names("", &[1u8; 56]), None);
+        // A whole file that claims more entries than any memory holds: a hint, not obeyed.
+        let mut w = Writer::new(MAGIC);
+        w.bytes(b"/site");
+        w.u64(u64::MAX);
+        assert_eq!(Kept::parse(&w.finish(), "/site").dirs.len(), 0);
+        // A name that leads elsewhere: the folder is listed instead.
+        let odd = encode("/site", &[(String::new(), [1u8; 56], vec!["..".into()])]);
+        assert_eq!(Kept::parse(&odd, "/site").names("", &[1u8; 56]), None);
     }
 }

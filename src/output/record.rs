@@ -479,6 +479,38 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_holding_a_name_that_is_not_utf8_is_listed_every_time() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        std::fs::create_dir_all(out.join("a")).unwrap();
+        std::fs::write(out.join("index.html"), "home").unwrap();
+        let stray = std::ffi::OsStr::from_bytes(b"bad-\xff.html");
+        if std::fs::write(out.join("a").join(stray), "x").is_err() {
+            return; // a file system that refuses such names cannot hold one
+        }
+        let name = listings::root_name(&out);
+        let scanned = |kept: &[u8]| {
+            let kept = listings::Kept::parse(kept, &name);
+            let how = Scan {
+                out: &out,
+                kept: &kept,
+                settled: Some(std::time::Duration::MAX),
+            };
+            let (mut prior, mut found) = (Prior::default(), Found::default());
+            scan(&how, "", listings::root_stamp(&out), &mut prior, &mut found).unwrap();
+            (prior.strays, found)
+        };
+        let (strays, found) = scanned(&[]);
+        assert_eq!(strays, [Path::new("a").join(stray)]);
+        // The folder with the stray is not kept: a kept listing would leave the stray out.
+        assert!(found.listings.iter().all(|(rel, _, _)| rel != "a"));
+        let kept = listings::encode(&name, &found.listings);
+        let (strays, _) = scanned(&kept);
+        assert_eq!(strays, [Path::new("a").join(stray)]);
+    }
+
+    #[test]
     fn a_folder_that_is_not_a_build_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), "keep me").unwrap();

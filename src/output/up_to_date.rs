@@ -374,4 +374,16 @@ mod tests {
         // Kept for another folder: not used.
         assert_eq!(walked(root, &forged("/elsewhere")).0, added);
     }
+
+    #[test]
+    fn a_file_or_folder_changed_a_moment_ago_has_no_stamp_and_no_kept_listing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("content")).unwrap();
+        std::fs::write(dir.path().join("content/new.md"), "x").unwrap();
+        let settled = listings::settled_now().unwrap();
+        let kept = listings::Kept::default();
+        let (_, _, files, listed) = tree(dir.path(), &[], settled, &kept).unwrap();
+        assert_eq!(files, [("content/new.md".to_string(), None)]);
+        assert!(listed.is_none(), "no folder settled: nothing to keep");
+    }
 }

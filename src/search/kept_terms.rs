@@ -56,7 +56,9 @@ impl<'a> Kept<'a> {
         if r.u128()? != key() {
             return None;
         }
-        let mut docs = HashMap::with_capacity(r.u64()? as usize);
+        // A count is only a hint; an entry takes at least 20 bytes.
+        let count = usize::try_from(r.u64()?).ok()?;
+        let mut docs = HashMap::with_capacity(count.min(r.len() / 20));
         while !r.is_empty() {
             docs.insert(r.u128()?, r.bytes()?);
         }
@@ -218,7 +220,8 @@ impl Numbers<'_> {
 
     /// A count of items, each at least a byte: never more than the bytes left.
     fn count(&mut self) -> Option<usize> {
-        usize::try_from(self.next()?).ok()
+        let count = usize::try_from(self.next()?).ok()?;
+        (count <= self.0.len()).then_some(count)
     }
 
     fn text(&mut self) -> Option<String> {
@@ -236,6 +239,9 @@ pub(crate) fn build(
 ) -> (super::SearchIndex, Option<Vec<u8>>) {
     use rayon::prelude::*;
     use std::sync::Arc;
+    if !config.enabled {
+        return (super::SearchIndex::default(), None);
+    }
     // Whether to keep the terms anew is known first, so that each language's are encoded
     // as they are made rather than all held (tens of megabytes at archive scale) until the
     // last language is indexed.
@@ -334,6 +340,16 @@ mod tests {
         };
         assert!(!stale(&hundred, 99, 100) && stale(&hundred, 98, 100));
         assert!(stale(&Kept::default(), 0, 1));
+        // Counts beyond the bytes there are: refused, not allocated.
+        let mut huge = Writer::new(MAGIC);
+        huge.u128(key());
+        huge.u64(u64::MAX);
+        assert_eq!(Kept::parse(&huge.finish()).len(), 0);
+        let mut record = Vec::new();
+        for n in [0, 0, 0, 0, u64::MAX >> 1] {
+            push(&mut record, n);
+        }
+        assert!(decode(&record).is_none());
         // Another casebook's file, or a damaged one: not used.
         let mut damaged = keep.clone();
         damaged[40] ^= 1;

@@ -178,6 +178,9 @@ pub(crate) fn build_cached(
     inputs: &[LangInput],
     cache: Option<&mut TermCache>,
 ) -> SearchIndex {
+    if !config.enabled {
+        return SearchIndex::default();
+    }
     let Some(cache) = cache else {
         return build_with(config, inputs, |input| {
             input

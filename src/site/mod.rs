@@ -420,7 +420,9 @@ impl Session {
             Some(o) => o.search.clone(),
             None if search_fresh => {
                 let saved = cache_file(&config, SEARCH_CACHE_FILE);
-                let index = whole::search_index(&config, &corpus, &prepared, None, Some(&saved));
+                let out = self.publishing.as_ref().map(|p| p.out.as_path());
+                let saved = out.map(|out| (saved.as_path(), out));
+                let index = whole::search_index(&config, &corpus, &prepared, None, saved);
                 watch.lap("search index");
                 Arc::new(index)
             }

@@ -14,36 +14,40 @@ use crate::render::Prepared;
 use crate::search::{self, SearchIndex, TermCache};
 
 /// The search index of the prepared site; `terms` (serve) keeps each document's terms for
-/// the next build. A one-shot build passes `saved`, the file where the last build left its
-/// index: it is used again when it was made from the same inputs by the same casebook.
+/// the next build. A one-shot build passes `saved`: the file where the last build into the
+/// same output folder left its index, and that folder. The index is used again when it was
+/// made from the same inputs by the same casebook; otherwise the documents' terms that
+/// build kept are. Both are sealed with the output's key (`output::sealed`): they are found
+/// by what they index, which anyone can know, so a file that came with the site, or was
+/// made for another output, is never read.
 pub(super) fn search_index(
     config: &Config,
     corpus: &Corpus,
     prepared: &Prepared,
     terms: Option<&mut TermCache>,
-    saved: Option<&Path>,
+    saved: Option<(&Path, &Path)>,
 ) -> SearchIndex {
+    use crate::output::sealed;
     let started = std::time::Instant::now();
     let inputs = prepared.search_inputs(config, corpus);
     let mut index = match saved {
-        Some(file) => {
+        Some((file, out)) => {
             let key = search::inputs_key(&config.search, &inputs, &casebook_identity());
             let last = SearchIndex::saved_under(file, key)
-                .then(|| std::fs::read(file).ok())
+                .then(|| sealed::load(file, out))
                 .flatten();
             match last.and_then(|bytes| SearchIndex::parse(&bytes, key)) {
                 Some(index) => index,
                 None => {
-                    // A one-shot build: the terms the last one kept, and its own to keep.
                     let kept_file = file.with_file_name(search::kept_terms::FILE);
-                    let kept_bytes = std::fs::read(&kept_file).unwrap_or_default();
+                    let kept_bytes = sealed::load(&kept_file, out).unwrap_or_default();
                     let kept = search::kept_terms::Kept::parse(&kept_bytes);
                     let (index, keep) = search::kept_terms::build(&config.search, &inputs, &kept);
                     // Caches: a build that cannot save them is only slower next time.
                     if let Some(keep) = keep {
-                        let _ = crate::output::save_atomically(&kept_file, &keep);
+                        sealed::save(&kept_file, out, &keep);
                     }
-                    let _ = crate::output::save_atomically(file, &index.to_bytes(key));
+                    sealed::save(file, out, &index.to_bytes(key));
                     index
                 }
             }
