@@ -67,19 +67,10 @@ fn kept_parses_that_came_with_a_site_are_not_used() {
     std::fs::rename(site.root(), away.path().join("site")).unwrap();
     copy_tree(&away.path().join("site"), site.root());
     let copy = site;
-    let case = copy.root().join(C2);
     let modified = std::fs::metadata(away.path().join("site").join(C2))
         .and_then(|m| m.modified())
         .unwrap();
-    let text = std::fs::read_to_string(&case).unwrap();
-    let same_size = text.replace("Narrative of c-002", "Narrative of c-00X");
-    assert_eq!(same_size.len(), text.len());
-    std::fs::write(&case, &same_size).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&case)
-        .and_then(|f| f.set_modified(modified))
-        .unwrap();
+    rewrite_to_the_same_size(&copy.root().join(C2), "c-00X", modified);
     settle();
     copy.build().success();
     assert!(
@@ -97,18 +88,25 @@ fn an_edit_to_the_same_size_with_its_time_put_back_is_seen() {
     site.build().success();
     let case = site.root().join(C2);
     let modified = std::fs::metadata(&case).and_then(|m| m.modified()).unwrap();
-    let text = std::fs::read_to_string(&case).unwrap();
-    let same_size = text.replace("Narrative of c-002", "Narrative of c-00Y");
-    std::fs::write(&case, &same_size).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&case)
-        .and_then(|f| f.set_modified(modified))
-        .unwrap();
+    rewrite_to_the_same_size(&case, "c-00Y", modified);
     settle();
     site.build().success();
     assert!(
         site.file("cases/c-002/index.html")
             .contains("Narrative of c-00Y")
     );
+}
+
+/// Rewrites the case `case`'s narrative to name `id` instead (same length), and gives the
+/// file the modification time `modified`.
+fn rewrite_to_the_same_size(case: &std::path::Path, id: &str, modified: std::time::SystemTime) {
+    let text = std::fs::read_to_string(case).unwrap();
+    let same_size = text.replace("Narrative of c-002", &format!("Narrative of {id}"));
+    assert_eq!(same_size.len(), text.len());
+    std::fs::write(case, &same_size).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(case)
+        .and_then(|f| f.set_modified(modified))
+        .unwrap();
 }

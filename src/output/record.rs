@@ -424,6 +424,20 @@ mod tests {
         assert!(Prior::load(&elsewhere, &record).unwrap().trusted.is_empty());
     }
 
+    /// `out` as a scan with the folder listings `kept` finds it, every change settled (the
+    /// tests' folders are made a moment ago).
+    fn scanned_with(out: &Path, kept: &[u8]) -> (Prior, Found) {
+        let kept = listings::Kept::parse(kept, &listings::root_name(out));
+        let how = Scan {
+            out,
+            kept: &kept,
+            settled: Some(std::time::Duration::MAX),
+        };
+        let (mut prior, mut found) = (Prior::default(), Found::default());
+        scan(&how, "", listings::root_stamp(out), &mut prior, &mut found).unwrap();
+        (prior, found)
+    }
+
     #[test]
     fn a_folder_whose_kept_listing_still_holds_is_not_listed_again() {
         let dir = tempfile::tempdir().unwrap();
@@ -435,15 +449,7 @@ mod tests {
         }
         let name = listings::root_name(&out);
         let scanned = |kept: &[u8]| {
-            let kept = listings::Kept::parse(kept, &name);
-            // Every change counts as settled: these folders are made a moment ago.
-            let how = Scan {
-                out: &out,
-                kept: &kept,
-                settled: Some(std::time::Duration::MAX),
-            };
-            let (mut prior, mut found) = (Prior::default(), Found::default());
-            scan(&how, "", listings::root_stamp(&out), &mut prior, &mut found).unwrap();
+            let (prior, found) = scanned_with(&out, kept);
             let mut files: Vec<String> = prior.files.keys().cloned().collect();
             files.sort();
             let mut dirs: Vec<String> = prior.dirs.iter().cloned().collect();
@@ -491,14 +497,7 @@ mod tests {
         }
         let name = listings::root_name(&out);
         let scanned = |kept: &[u8]| {
-            let kept = listings::Kept::parse(kept, &name);
-            let how = Scan {
-                out: &out,
-                kept: &kept,
-                settled: Some(std::time::Duration::MAX),
-            };
-            let (mut prior, mut found) = (Prior::default(), Found::default());
-            scan(&how, "", listings::root_stamp(&out), &mut prior, &mut found).unwrap();
+            let (prior, found) = scanned_with(&out, kept);
             (prior.strays, found)
         };
         let (strays, found) = scanned(&[]);
