@@ -46,6 +46,14 @@ impl Writer {
         self.0.extend_from_slice(bytes);
     }
 
+    /// One entry of a file of stamped entries: a path, its fixed-size stamp and what is kept
+    /// for it (read back with `Reader::stamped_entries`).
+    pub(crate) fn stamped_entry(&mut self, path: &str, stamp: &[u8], kept: &[u8]) {
+        self.bytes(path.as_bytes());
+        self.raw(stamp);
+        self.bytes(kept);
+    }
+
     /// The fields alone, without a magic line or checksum: a part of a file that is checked
     /// whole (read back with `Reader::fields`).
     pub(crate) fn fields(magic_free: Writer) -> Vec<u8> {
@@ -59,6 +67,9 @@ impl Writer {
         self.0
     }
 }
+
+/// Stamped entries by path: each one's stamp and what is kept for it, still in the file.
+pub(crate) type StampedEntries<'a> = std::collections::HashMap<&'a str, (&'a [u8], &'a [u8])>;
 
 /// Reads a cache file's fields in order.
 pub(crate) struct Reader<'a>(&'a [u8]);
@@ -112,6 +123,21 @@ impl<'a> Reader<'a> {
     pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
         let len = self.u32()? as usize;
         self.raw(len)
+    }
+
+    /// The rest of the file as stamped entries (`Writer::stamped_entry`) with stamps of
+    /// `stamp_len` bytes, by path, after their count; `None` unless they read whole. The
+    /// count is only a hint: it never sizes a table beyond what the bytes left can hold.
+    pub(crate) fn stamped_entries(mut self, stamp_len: usize) -> Option<StampedEntries<'a>> {
+        let count = usize::try_from(self.u64()?).ok()?;
+        let mut entries =
+            std::collections::HashMap::with_capacity(count.min(self.len() / (stamp_len + 8)));
+        while !self.is_empty() {
+            let path = std::str::from_utf8(self.bytes()?).ok()?;
+            let stamp = self.raw(stamp_len)?;
+            entries.insert(path, (stamp, self.bytes()?));
+        }
+        Some(entries)
     }
 
     pub(crate) fn string(&mut self) -> Option<String> {

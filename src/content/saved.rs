@@ -10,7 +10,6 @@
 //! not vouch for. The cache file is checksummed and made for one casebook and one
 //! configuration; any other is not used, and every file is parsed.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use chrono::{Datelike as _, FixedOffset, NaiveDate, TimeZone as _};
@@ -41,7 +40,7 @@ pub(crate) fn key(config: &Config) -> u128 {
 /// parse, still encoded (decoded only for files that did not change).
 #[derive(Default)]
 pub(crate) struct Saved<'a> {
-    entries: HashMap<&'a str, (&'a [u8], &'a [u8])>,
+    entries: crate::cache_file::StampedEntries<'a>,
     /// The size of the file.
     size: usize,
 }
@@ -57,14 +56,7 @@ impl<'a> Saved<'a> {
         if r.u128()? != key {
             return None;
         }
-        // A count is only a hint; an entry takes at least 64 bytes.
-        let count = usize::try_from(r.u64()?).ok()?;
-        let mut entries = HashMap::with_capacity(count.min(r.len() / 64));
-        while !r.is_empty() {
-            let rel = std::str::from_utf8(r.bytes()?).ok()?;
-            let stamp = r.raw(std::mem::size_of::<SourceStamp>())?;
-            entries.insert(rel, (stamp, r.bytes()?));
-        }
+        let entries = r.stamped_entries(std::mem::size_of::<SourceStamp>())?;
         Some(Saved {
             entries,
             size: bytes.len(),
@@ -103,9 +95,7 @@ impl Next {
     }
 
     pub(super) fn push(&mut self, rel: &str, stamp: &SourceStamp, record: &[u8]) {
-        self.writer.bytes(rel.as_bytes());
-        self.writer.raw(stamp);
-        self.writer.bytes(record);
+        self.writer.stamped_entry(rel, stamp, record);
     }
 
     pub(super) fn finish(self) -> Vec<u8> {

@@ -9,7 +9,6 @@
 //! can set, so listings that came with a site never match its folders. A name that is
 //! recorded and gone stops the walk (`None`), which then records nothing.
 
-use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
@@ -38,7 +37,7 @@ pub(crate) type Listing = (String, DirStamp, Vec<String>);
 /// The listings a walk kept, by folder (`""` for the root).
 #[derive(Default)]
 pub(crate) struct Kept<'a> {
-    dirs: HashMap<&'a str, (&'a [u8], &'a [u8])>,
+    dirs: crate::cache_file::StampedEntries<'a>,
 }
 
 impl<'a> Kept<'a> {
@@ -52,15 +51,7 @@ impl<'a> Kept<'a> {
         if r.bytes()? != root.as_bytes() {
             return None;
         }
-        // A count is only a hint: a file is trusted for nothing, not even its size. An
-        // entry takes at least 64 bytes.
-        let count = usize::try_from(r.u64()?).ok()?;
-        let mut dirs = HashMap::with_capacity(count.min(r.len() / 64));
-        while !r.is_empty() {
-            let rel = std::str::from_utf8(r.bytes()?).ok()?;
-            let stamp = r.raw(std::mem::size_of::<DirStamp>())?;
-            dirs.insert(rel, (stamp, r.bytes()?));
-        }
+        let dirs = r.stamped_entries(std::mem::size_of::<DirStamp>())?;
         Some(Kept { dirs })
     }
 
@@ -113,7 +104,8 @@ pub(crate) fn settled_now() -> Option<std::time::Duration> {
         .checked_sub(SETTLED)
 }
 
-/// How listings name the folder they were made below: as the file system resolves it.
+/// How a cache names the folder it was made for (listings, and the record of what was
+/// published): as the file system resolves it, so that another folder never matches.
 pub(crate) fn root_name(root: &Path) -> String {
     std::fs::canonicalize(root)
         .unwrap_or_else(|_| root.to_path_buf())
@@ -132,9 +124,7 @@ pub(crate) fn encode(root: &str, listings: &[Listing]) -> Vec<u8> {
     w.bytes(root.as_bytes());
     w.u64(listings.len() as u64);
     for (rel, stamp, names) in listings {
-        w.bytes(rel.as_bytes());
-        w.raw(stamp);
-        w.bytes(names.join("\0").as_bytes());
+        w.stamped_entry(rel, stamp, names.join("\0").as_bytes());
     }
     w.finish()
 }

@@ -142,7 +142,7 @@ impl Prior {
         let record = std::fs::read(record_file)
             .ok()
             .and_then(|bytes| parse(&bytes))
-            .filter(|(recorded_out, _)| *recorded_out == identity(out));
+            .filter(|(recorded_out, _)| *recorded_out == out_name);
         if let Some((_, entries)) = record {
             prior.trusted = entries
                 .into_iter()
@@ -295,19 +295,11 @@ fn join(rel: &str, name: &str) -> String {
     }
 }
 
-/// How the record names its output folder: a record made for another folder is not used.
-fn identity(out: &Path) -> String {
-    std::fs::canonicalize(out)
-        .unwrap_or_else(|_| out.to_path_buf())
-        .to_string_lossy()
-        .into_owned()
-}
-
 /// Saves the record of what is now in `out`. A cache: a build that cannot save it is only
 /// slower next time.
 pub(crate) fn save(record_file: &Path, out: &Path, entries: &[(&str, Entry)]) {
     let mut w = Writer::new(MAGIC);
-    w.bytes(identity(out).as_bytes());
+    w.bytes(listings::root_name(out).as_bytes());
     for (path, entry) in entries {
         w.bytes(path.as_bytes());
         w.raw(&entry.sha256);
