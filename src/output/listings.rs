@@ -27,6 +27,13 @@ pub(crate) const SETTLED: std::time::Duration = std::time::Duration::from_secs(2
 
 const MAGIC: &[u8] = b"casebook-listings-1\n";
 
+/// Whether listings are worth writing again when `listed` of the `kept` folders were
+/// listed anew: a few folders listed each time cost less than rewriting megabytes of
+/// listings after every edit (the folders a build writes into change every time).
+pub(crate) fn worth_saving(listed: usize, kept: usize) -> bool {
+    listed * 32 > kept
+}
+
 /// A folder's stat fields (see `up_to_date::full_stamp`).
 pub(crate) type DirStamp = [u8; 56];
 

@@ -199,11 +199,21 @@ pub(crate) fn file_for_url(url_path: &str) -> String {
 
 /// Writes `bytes` to `file` through a temporary file, so a reader never sees half of it.
 pub(crate) fn save_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    save_atomically_in_parts(file, &[bytes])
+}
+
+/// `save_atomically` of the parts one after the other.
+pub(crate) fn save_atomically_in_parts(file: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    use std::io::Write as _;
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
+    let mut f = std::fs::File::create(&tmp)?;
+    for part in parts {
+        f.write_all(part)?;
+    }
+    drop(f);
     std::fs::rename(&tmp, file)
 }
 

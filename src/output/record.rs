@@ -123,7 +123,7 @@ impl Prior {
         let mut found = Found::default();
         let root_stamp = listings::root_stamp(out);
         super::in_io_pool(|| scan(&how, "", root_stamp, &mut prior, &mut found))?;
-        if found.listed > 0 {
+        if listings::worth_saving(found.listed, found.listings.len()) {
             // A cache: one that cannot be saved only means the next scan lists every folder.
             let _ =
                 super::save_atomically(&kept_file, &listings::encode(&out_name, &found.listings));

@@ -7,23 +7,24 @@ use std::path::Path;
 use super::beside::Beside;
 
 /// Keeps `body` in `file` for the next build into `out`. A cache: a record that cannot be
-/// kept only means the next build does that work again.
+/// kept only means the next build does that work again. The seal is written after the
+/// body rather than joined to a copy of it: the search caches are megabytes.
 pub(crate) fn save(file: &Path, out: &Path, body: &[u8]) {
     let Some(key) = Beside::of(out).key(out) else {
         return;
     };
-    let mut sealed = body.to_vec();
-    sealed.extend_from_slice(&key.seal(body));
-    if super::save_atomically(file, &sealed).is_err() {
+    if super::save_atomically_in_parts(file, &[body, &key.seal(body)]).is_err() {
         let _ = std::fs::remove_file(file);
     }
 }
 
 /// What a build into `out` kept in `file`, if this machine sealed it for that folder.
 pub(crate) fn load(file: &Path, out: &Path) -> Option<Vec<u8>> {
-    let sealed = std::fs::read(file).ok()?;
+    let mut sealed = std::fs::read(file).ok()?;
     let key = Beside::of(out).key(out)?;
-    key.open(&sealed).map(<[u8]>::to_vec)
+    let body = key.open(&sealed)?.len();
+    sealed.truncate(body);
+    Some(sealed)
 }
 
 #[cfg(test)]

@@ -73,8 +73,8 @@ pub(crate) fn sources(root: &Path, out: &Path, cache: &Path) -> Option<Walked> {
 /// A digest of the files and folders below `dir` (the sources), leaving out the paths
 /// `skip` (as they appear below `dir`) and a top-level `.git`, the newest change time
 /// among them, the plain files' paths with their stamps if changed before `settled`, and
-/// the folders' listings to keep when any folder was listed anew (folders `kept` unchanged
-/// are not); `None` as for `sources`.
+/// the folders' listings to keep when enough folders were listed anew
+/// (`listings::worth_saving`; folders `kept` unchanged are not); `None` as for `sources`.
 fn tree(
     dir: &Path,
     skip: &[&Path],
@@ -114,12 +114,12 @@ fn tree(
         h.finalize()[..32].try_into().expect("32 bytes"),
         newest,
         files,
-        (listed > 0).then_some(listings),
+        listings::worth_saving(listed, listings.len()).then_some(listings),
     ))
 }
 
 /// A digest of the sources, their newest change, their plain files (`Walked::files`) and
-/// the folder listings to keep, if any changed.
+/// the folder listings to keep, if worth saving.
 type TreeWalk = (
     Digest32,
     std::time::Duration,
@@ -260,7 +260,7 @@ fn output_digest(out: &Path, kept_file: &Path) -> Option<Digest32> {
         settled: listings::settled_now(),
     };
     walk(&walk_with, "", listings::root_stamp(out), &mut found)?;
-    if found.listed > 0 {
+    if listings::worth_saving(found.listed, found.listings.len()) {
         // A cache: one that cannot be saved only means the next check lists every folder.
         let _ = super::save_atomically(kept_file, &listings::encode(&out_name, &found.listings));
     }
@@ -373,6 +373,33 @@ mod tests {
         assert_eq!(forged_walk, ["casebook.toml", "content/a/index.md"]);
         // Kept for another folder: not used.
         assert_eq!(walked(root, &forged("/elsewhere")).0, added);
+    }
+
+    #[test]
+    fn listings_are_written_again_only_when_enough_folders_were_listed_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for i in 0..40 {
+            std::fs::create_dir_all(root.join(format!("content/c{i}"))).unwrap();
+            std::fs::write(root.join(format!("content/c{i}/index.md")), "x").unwrap();
+        }
+        let (files, kept) = walked(root, &[]);
+        let kept = kept.expect("every folder listed anew: kept");
+        // One folder of 42 changed: it is listed, and its new file found, every time
+        // until more have changed.
+        std::fs::write(root.join("content/c3/more.md"), "x").unwrap();
+        for _ in 0..2 {
+            let (again, listed) = walked(root, &kept);
+            assert_eq!(again.len(), files.len() + 1);
+            assert!(again.contains(&"content/c3/more.md".to_string()));
+            assert!(listed.is_none(), "one folder in 42 is not worth a rewrite");
+        }
+        for i in 0..5 {
+            std::fs::write(root.join(format!("content/c{i}/more.md")), "x").unwrap();
+        }
+        let (again, listed) = walked(root, &kept);
+        assert_eq!(again.len(), files.len() + 5);
+        assert!(listed.is_some(), "five folders in 42 are");
     }
 
     #[test]

@@ -103,7 +103,15 @@ const SAVED_MAGIC: &[u8] = b"casebook-search-1\n";
 impl SearchIndex {
     /// The index as saved for the next build, under `key` (see `inputs_key`).
     pub(crate) fn to_bytes(&self, key: u128) -> Vec<u8> {
-        let mut w = crate::cache_file::Writer::new(SAVED_MAGIC);
+        let files: Vec<_> = (self.outputs.iter())
+            .map(|o| (o.path.as_bytes(), o.read().unwrap_or_default()))
+            .collect();
+        let room = files
+            .iter()
+            .map(|(p, b)| p.len() + b.len() + 16)
+            .sum::<usize>()
+            + 1024;
+        let mut w = crate::cache_file::Writer::with_room(SAVED_MAGIC, room);
         w.u128(key);
         for n in [self.stats.terms, self.stats.postings, self.entries.len()] {
             w.u64(n as u64);
@@ -112,9 +120,9 @@ impl SearchIndex {
             w.bytes(lang.as_bytes());
             w.bytes(meta.as_bytes());
         }
-        for o in &self.outputs {
-            w.bytes(o.path.as_bytes());
-            w.bytes(&o.read().unwrap_or_default());
+        for (path, bytes) in &files {
+            w.bytes(path);
+            w.bytes(bytes);
         }
         w.finish()
     }

@@ -220,6 +220,32 @@ fn deterministic() {
 }
 
 #[test]
+fn a_saved_index_reads_back_whole_and_only_under_its_key() {
+    let docs: Vec<Doc> = (0..300)
+        .map(|i| doc(&format!("Case {i}"), &format!("alpha{} beta", i % 7)))
+        .collect();
+    let index = build(&config(), &[input(docs)]);
+    let saved = index.to_bytes(7);
+    let back = SearchIndex::parse(&saved, 7).expect("reads back");
+    let files = |i: &SearchIndex| {
+        (i.outputs.iter())
+            .map(|o| (o.path.clone(), o.read().unwrap().into_owned()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(files(&back), files(&index));
+    assert_eq!(back.entries, index.entries);
+    assert_eq!(
+        (back.stats.terms, back.stats.postings),
+        (index.stats.terms, index.stats.postings)
+    );
+    assert!(SearchIndex::parse(&saved, 8).is_none(), "another key");
+    assert!(
+        SearchIndex::parse(&saved[..saved.len() - 1], 7).is_none(),
+        "cut short"
+    );
+}
+
+#[test]
 fn facet_codes_round_trip() {
     let facets = vec![
         FacetTable {
