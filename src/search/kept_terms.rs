@@ -25,6 +25,14 @@ fn key() -> u128 {
     h.digest()
 }
 
+/// Each document's `text_key`, per language.
+pub(crate) fn text_keys(inputs: &[super::LangInput]) -> Vec<Vec<u128>> {
+    use rayon::prelude::*;
+    (inputs.iter())
+        .map(|input| input.docs.par_iter().map(|d| text_key(d)).collect())
+        .collect()
+}
+
 /// A hash of everything `doc_terms` reads of `doc`.
 pub(super) fn text_key(doc: &Doc) -> u128 {
     let mut h = crate::hashing::Hasher::default();
@@ -232,9 +240,11 @@ impl Numbers<'_> {
 
 /// The index of `inputs` for a one-shot build, tokenizing only the documents whose terms
 /// are not `kept`; with the terms to keep for the next build, unless the kept ones will do.
+/// `keys` are the documents' `text_keys`.
 pub(crate) fn build(
     config: &crate::config::SearchConfig,
     inputs: &[super::LangInput],
+    keys: &[Vec<u128>],
     kept: &Kept,
 ) -> (super::SearchIndex, Option<Vec<u8>>) {
     use rayon::prelude::*;
@@ -245,9 +255,6 @@ pub(crate) fn build(
     // Whether to keep the terms anew is known first, so that each language's are encoded
     // as they are made rather than all held (tens of megabytes at archive scale) until the
     // last language is indexed.
-    let keys: Vec<Vec<u128>> = (inputs.iter())
-        .map(|input| input.docs.par_iter().map(|d| text_key(d)).collect())
-        .collect();
     let docs = keys.iter().map(Vec::len).sum();
     let reused = keys.iter().flatten().filter(|k| kept.has(**k)).count();
     let mut next = stale(kept, reused, docs).then(|| Next::new(docs));
@@ -305,10 +312,11 @@ mod tests {
     fn an_index_from_kept_terms_is_the_index_made_anew() {
         let inputs = vec![input(docs())];
         let fresh = super::super::build(&config(), &inputs);
-        let (first, keep) = build(&config(), &inputs, &Kept::default());
+        let keys = text_keys(&inputs);
+        let (first, keep) = build(&config(), &inputs, &keys, &Kept::default());
         let keep = keep.expect("every document tokenized: kept");
         let kept = Kept::parse(&keep);
-        let (second, again) = build(&config(), &inputs, &kept);
+        let (second, again) = build(&config(), &inputs, &keys, &kept);
         assert!(again.is_none(), "nothing to keep anew");
         for index in [&first, &second] {
             let files = |i: &super::super::SearchIndex| {
@@ -327,9 +335,11 @@ mod tests {
             &encode(&super::super::doc_terms(&other)),
         );
         let forged = forged.finish();
+        let forged_inputs = [input(vec![docs().remove(0)])];
         let (forged_index, _) = build(
             &config(),
-            &[input(vec![docs().remove(0)])],
+            &forged_inputs,
+            &text_keys(&forged_inputs),
             &Kept::parse(&forged),
         );
         assert!(postings_of(&forged_index, "zebra").is_some());

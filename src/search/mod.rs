@@ -26,6 +26,7 @@ pub(crate) mod kept_terms;
 pub(crate) mod names;
 pub(crate) mod normalize;
 mod positions;
+mod vocabulary;
 
 pub(crate) use input::{Doc, FacetEntry, FacetTable, LangInput};
 
@@ -43,6 +44,7 @@ use crate::output::Output;
 use encode::{push_fixed, push_varint, score_char};
 use files::{Entry, Files, Record, Runs, facet_codes, facet_slices, shard_runs, summary, to_json};
 use normalize::{Terms, normalize};
+use vocabulary::Vocabulary;
 
 /// At most this many document chunks per language, whatever the size of the archive.
 const MAX_CHUNKS: usize = 4096;
@@ -74,28 +76,63 @@ pub(crate) struct Stats {
 }
 
 /// A hash of everything an index is made from (`maker`: which casebook), for reusing a
-/// saved one.
-pub(crate) fn inputs_key(config: &SearchConfig, inputs: &[LangInput], maker: &str) -> u128 {
+/// saved one. `text_keys` are the documents' `kept_terms::text_keys`: each document's text
+/// is hashed once, for this key and for finding its kept terms.
+pub(crate) fn inputs_key(
+    config: &SearchConfig,
+    inputs: &[LangInput],
+    text_keys: &[Vec<u128>],
+    maker: &str,
+) -> u128 {
     use std::hash::Hash;
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     maker.hash(&mut h);
     // Debug text: the weights are floats, which have no `Hash`.
     format!("{config:?}").hash(&mut h);
     // Documents are hashed side by side (their text is most of the input), then in order.
-    for input in inputs {
+    for (input, text_keys) in inputs.iter().zip(text_keys) {
         (&input.lang, &input.facets).hash(&mut h);
-        let docs: Vec<u128> = input
-            .docs
-            .par_iter()
-            .map(|doc| {
-                let mut d = xxhash_rust::xxh3::Xxh3::new();
-                doc.hash(&mut d);
-                d.digest128()
-            })
+        let docs: Vec<u128> = (input.docs.par_iter().zip(text_keys))
+            .map(|(doc, text_key)| doc_key(doc, *text_key))
             .collect();
         docs.hash(&mut h);
     }
     h.digest128()
+}
+
+/// A hash of `doc` whose searchable text hashes to `text_key`.
+fn doc_key(doc: &Doc, text_key: u128) -> u128 {
+    use std::hash::Hash;
+    // Named one by one, so that a field added to `Doc` cannot be left out of the key.
+    let Doc {
+        path,
+        title: _,
+        summary,
+        title_lang,
+        summary_lang,
+        info,
+        date,
+        thumb,
+        synthetic,
+        identifiers: _,
+        fields: _,
+        names: _,
+        text: _,
+    } = doc;
+    let mut d = xxhash_rust::xxh3::Xxh3::new();
+    text_key.hash(&mut d);
+    (
+        path,
+        summary,
+        title_lang,
+        summary_lang,
+        info,
+        date,
+        thumb,
+        synthetic,
+    )
+        .hash(&mut d);
+    d.digest128()
 }
 
 const SAVED_MAGIC: &[u8] = b"casebook-search-1\n";
@@ -327,31 +364,6 @@ fn doc_terms(doc: &Doc) -> DocTerms {
     }
 }
 
-/// Every term of a language's index, numbered in order of first appearance, with its
-/// postings and, for quoted phrases, its positions in each of its documents in postings
-/// order (packed, see `positions`; nothing for a name key), with the last list packed.
-#[derive(Default)]
-struct Vocabulary<'a> {
-    ids: FxHashMap<&'a str, usize>,
-    words: Vec<&'a str>,
-    postings: Vec<Vec<(u32, [u16; 4])>>,
-    positions: Vec<String>,
-    last: Vec<Vec<u32>>,
-}
-
-impl<'a> Vocabulary<'a> {
-    /// The number of `term`, new or not.
-    fn id(&mut self, term: &'a str) -> usize {
-        *self.ids.entry(term).or_insert_with(|| {
-            self.words.push(term);
-            self.postings.push(Vec::new());
-            self.positions.push(String::new());
-            self.last.push(Vec::new());
-            self.words.len() - 1
-        })
-    }
-}
-
 /// One document's term frequencies per field, its fields' lengths and its words' positions.
 struct TermCounts {
     /// Each term's index in `tfs`.
@@ -427,33 +439,8 @@ fn build_language(
     };
     let n = input.docs.len();
 
-    // Terms and postings.
-    let mut vocabulary = Vocabulary::default();
-    let mut ids: Vec<usize> = Vec::new();
-    let mut list: Vec<u32> = Vec::new();
-    for (d, dt) in per_doc.iter().enumerate() {
-        ids.clear();
-        for (term, tf) in &dt.terms {
-            let id = vocabulary.id(term);
-            vocabulary.postings[id].push((d as u32, *tf));
-            ids.push(id);
-        }
-        // `dt.positions` is sorted by slot, the order of `ids`.
-        let mut at = 0;
-        for (slot, &id) in ids.iter().enumerate() {
-            let from = at;
-            while dt.positions.get(at).is_some_and(|p| p.0 as usize == slot) {
-                at += 1;
-            }
-            list.clear();
-            list.extend(dt.positions[from..at].iter().map(|p| p.1));
-            positions::push_positions(
-                &mut vocabulary.positions[id],
-                &mut vocabulary.last[id],
-                &list,
-            );
-        }
-    }
+    // Terms and postings, gathered on every core.
+    let mut vocabulary = Vocabulary::of_documents(per_doc, rayon::current_num_threads());
     // Name keys: made once for each distinct name word, then a posting for every document
     // with a word of that key. They count as field matches (whether the name is there, not
     // how often) but not towards the field's length: another way to find words already there.

@@ -246,6 +246,38 @@ fn a_saved_index_reads_back_whole_and_only_under_its_key() {
 }
 
 #[test]
+fn the_saved_index_key_changes_with_any_field_of_any_document() {
+    let key = |docs: Vec<Doc>| {
+        let inputs = [input(docs)];
+        let keys = kept_terms::text_keys(&inputs);
+        inputs_key(&config(), &inputs, &keys, "casebook test")
+    };
+    let base = || vec![doc("Case 1", "bruising"), doc("Case 2", "burns")];
+    let first = key(base());
+    assert_eq!(key(base()), first, "the same documents, the same key");
+    let changes: [fn(&mut Doc); 13] = [
+        |d| d.path.push('x'),
+        |d| d.title.push('x'),
+        |d| d.summary.push('x'),
+        |d| d.title_lang.push('x'),
+        |d| d.summary_lang.push('x'),
+        |d| d.info.push('x'),
+        |d| d.date = chrono::NaiveDate::from_ymd_opt(2013, 1, 1),
+        |d| d.thumb = Some("/x.webp".into()),
+        |d| d.synthetic = !d.synthetic,
+        |d| d.identifiers.push("x".into()),
+        |d| d.fields.push("x".into()),
+        |d| d.names.push("x".into()),
+        |d| d.text.push('x'),
+    ];
+    for (i, change) in changes.iter().enumerate() {
+        let mut docs = base();
+        change(&mut docs[1]);
+        assert_ne!(key(docs), first, "change {i}");
+    }
+}
+
+#[test]
 fn facet_codes_round_trip() {
     let facets = vec![
         FacetTable {

@@ -32,7 +32,8 @@ pub(super) fn search_index(
     let inputs = prepared.search_inputs(config, corpus);
     let mut index = match saved {
         Some((file, out)) => {
-            let key = search::inputs_key(&config.search, &inputs, &casebook_identity());
+            let text_keys = search::kept_terms::text_keys(&inputs);
+            let key = search::inputs_key(&config.search, &inputs, &text_keys, &casebook_identity());
             let last = SearchIndex::saved_under(file, key)
                 .then(|| sealed::load(file, out))
                 .flatten();
@@ -42,7 +43,8 @@ pub(super) fn search_index(
                     let kept_file = file.with_file_name(search::kept_terms::FILE);
                     let kept_bytes = sealed::load(&kept_file, out).unwrap_or_default();
                     let kept = search::kept_terms::Kept::parse(&kept_bytes);
-                    let (index, keep) = search::kept_terms::build(&config.search, &inputs, &kept);
+                    let (index, keep) =
+                        search::kept_terms::build(&config.search, &inputs, &text_keys, &kept);
                     // Caches: a build that cannot save them is only slower next time.
                     if let Some(keep) = keep {
                         sealed::save(&kept_file, out, &keep);
