@@ -120,6 +120,19 @@ impl Prepared {
             .clone()
     }
 
+    /// Forgets the list items made for the pages, tens of megabytes at archive scale, once
+    /// the lists are rendered: a list rendered after this makes its items again. Returns
+    /// how many there were.
+    pub(crate) fn forget_list_items(&mut self) -> usize {
+        self.items.iter_mut().filter_map(OnceLock::take).count()
+    }
+
+    /// How many list items are made and kept.
+    #[cfg(test)]
+    pub(crate) fn list_items_kept(&self) -> usize {
+        self.items.iter().filter(|i| i.get().is_some()).count()
+    }
+
     /// What a list page's fingerprint hashes in place of each item: a hash of what the item
     /// is made from (`views` hashing: a case's values, not their labels), as text.
     pub(super) fn item_keys(&self, views: &ViewContext) -> &[Value] {

@@ -633,7 +633,7 @@ impl Session {
         if self.kept_images.save() {
             watch.lap("image cache index");
         }
-        let mut search_files = whole::take_search_files(self.state.as_mut(), self.incremental);
+        let mut search_files = whole::take_for_site_files(self.state.as_mut(), self.incremental);
         let Some(state) = self.state.as_ref().filter(|s| s.stale != Stale::Fresh) else {
             return Ok(Update::default());
         };

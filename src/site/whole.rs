@@ -46,10 +46,16 @@ pub(super) fn search_index(
                     let (index, keep) =
                         search::kept_terms::build(&config.search, &inputs, &text_keys, &kept);
                     // Caches: a build that cannot save them is only slower next time.
+                    let tokenized_anew = keep.is_some();
                     if let Some(keep) = keep {
                         sealed::save(&kept_file, out, &keep);
                     }
                     sealed::save(file, out, &index.to_bytes(key));
+                    // Tokenizing most documents is a cold build's first peak (90 MB at
+                    // 11,000 cases); its pages should not be rendered beside what it freed.
+                    if tokenized_anew {
+                        return_freed_memory();
+                    }
                     index
                 }
             }
@@ -60,14 +66,40 @@ pub(super) fn search_index(
     index
 }
 
+/// Memory freed by any thread, back to the system now, after a step that freed tens of
+/// megabytes. mimalloc returns freed pages a while after, on the thread that allocated them,
+/// when it next allocates: now and then a pool thread waited for work instead, and a cold
+/// build made its next step beside what the last one freed, peaking 40 to 80 MB higher
+/// (benches/README.md, "What else was tried"). Not after smaller steps: what is returned
+/// is faulted in again by the next.
+fn return_freed_memory() {
+    let collect = || {
+        // SAFETY: mi_collect only walks mimalloc's own structures; memory another allocator
+        // holds is left alone.
+        unsafe { libmimalloc_sys::mi_collect(true) }
+    };
+    rayon::broadcast(|_| collect());
+    collect();
+}
+
 /// A one-shot build's search files, taken out of its index to be given to the site's files
 /// rather than copied (8 MB at 11,000 cases, at the build's peak): it has no next build to
 /// keep them for. `None` for serve, or when the index is shared.
-pub(super) fn take_search_files(
+///
+/// The pages' list items go too, so that the site files are not made beside them: a list
+/// keeps each case's item as a template value for the other lists that show it (38 MB at
+/// 11,000 cases, cold), and the build's peak was where the site files were made.
+pub(super) fn take_for_site_files(
     state: Option<&mut super::State>,
     incremental: bool,
 ) -> Option<Vec<Output>> {
     let state = state.filter(|_| !incremental)?;
+    if let Some(prepared) = std::sync::Arc::get_mut(&mut state.prepared) {
+        let (forgotten, pages) = (prepared.forget_list_items(), state.corpus.pages.len());
+        if forgotten * 32 > pages {
+            return_freed_memory();
+        }
+    }
     let index = std::sync::Arc::get_mut(&mut state.search)?;
     Some(std::mem::take(&mut index.outputs))
 }
@@ -166,4 +198,30 @@ fn source_of(corpus: &Corpus, path: &str) -> PathBuf {
             asset.map(|a| a.source.clone())
         })
         .unwrap_or_else(|| Path::new("static").join(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{BuildOptions, Session};
+
+    fn built(incremental: bool) -> Session {
+        let (_dir, root) = crate::paths::fixture_copy("search");
+        let mut session = match incremental {
+            true => Session::new(&root, None, false),
+            false => Session::with_options(BuildOptions {
+                root,
+                ..BuildOptions::default()
+            }),
+        };
+        session.build_all(&[]).unwrap();
+        session
+    }
+
+    #[test]
+    fn a_one_shot_build_forgets_its_list_items_before_the_site_files_and_serve_keeps_them() {
+        let kept = |s: &Session| s.state().unwrap().prepared.list_items_kept();
+        let serve = built(true);
+        assert!(kept(&serve) > 0, "the lists made items, kept for rebuilds");
+        assert_eq!(kept(&built(false)), 0);
+    }
 }
