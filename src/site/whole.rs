@@ -95,8 +95,9 @@ pub(super) fn take_for_site_files(
 ) -> Option<Vec<Output>> {
     let state = state.filter(|_| !incremental)?;
     if let Some(prepared) = std::sync::Arc::get_mut(&mut state.prepared) {
-        let (forgotten, pages) = (prepared.forget_list_items(), state.corpus.pages.len());
-        if forgotten * 32 > pages {
+        // Returned only after most lists were made (a cold build): an edit's few are not
+        // worth faulting in again.
+        if prepared.forget_list_items() * 32 > state.corpus.pages.len() {
             return_freed_memory();
         }
     }
@@ -206,12 +207,13 @@ mod tests {
 
     fn built(incremental: bool) -> Session {
         let (_dir, root) = crate::paths::fixture_copy("search");
-        let mut session = match incremental {
-            true => Session::new(&root, None, false),
-            false => Session::with_options(BuildOptions {
+        let mut session = if incremental {
+            Session::new(&root, None, false)
+        } else {
+            Session::with_options(BuildOptions {
                 root,
                 ..BuildOptions::default()
-            }),
+            })
         };
         session.build_all(&[]).unwrap();
         session
