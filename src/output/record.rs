@@ -245,9 +245,14 @@ fn scan(
 /// if one is gone (the folder is then listed).
 fn kept_entries(out: &Path, rel: &str, names: &[&str]) -> Option<Listed> {
     let dir = out.join(rel);
+    let stat = |name: &&str| std::fs::symlink_metadata(dir.join(name)).ok();
+    let metas: Vec<std::fs::Metadata> = if names.len() < listings::PARALLEL_STATS {
+        names.iter().map(stat).collect::<Option<_>>()?
+    } else {
+        names.par_iter().map(stat).collect::<Option<_>>()?
+    };
     let mut entries = Listed::default();
-    for name in names {
-        let meta = std::fs::symlink_metadata(dir.join(name)).ok()?;
+    for (name, meta) in names.iter().zip(metas) {
         let path = join(rel, name);
         if meta.is_dir() {
             entries
@@ -428,6 +433,34 @@ mod tests {
         let (mut prior, mut found) = (Prior::default(), Found::default());
         scan(&how, "", listings::root_stamp(out), &mut prior, &mut found).unwrap();
         (prior, found)
+    }
+
+    #[test]
+    fn a_folder_too_wide_to_stat_one_by_one_is_scanned_whole_listed_or_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let wide = listings::PARALLEL_STATS + 44;
+        let mut expected = Vec::new();
+        for i in 0..wide {
+            let case = out.join(format!("cases/c{i:04}"));
+            std::fs::create_dir_all(&case).unwrap();
+            std::fs::write(case.join("index.html"), "x").unwrap();
+            expected.push(format!("cases/c{i:04}/index.html"));
+        }
+        std::fs::write(out.join("cases/index.html"), "x").unwrap();
+        expected.push("cases/index.html".into());
+        expected.sort();
+        let files = |prior: &Prior| {
+            let mut files: Vec<String> = prior.files.keys().cloned().collect();
+            files.sort();
+            files
+        };
+        let (prior, found) = scanned_with(&out, &[]);
+        assert_eq!(files(&prior), expected);
+        assert_eq!(prior.dirs.len(), wide + 1);
+        let kept = listings::encode(&listings::root_name(&out), &found.listings);
+        let (again, found) = scanned_with(&out, &kept);
+        assert_eq!((files(&again), found.listed), (expected, 0));
     }
 
     #[test]

@@ -3,15 +3,15 @@
 //! archive, a shared drive).
 //!
 //! Each output has a secret of 32 random bytes in a key file beside its lock. A journal is
-//! sealed with a keyed BLAKE2b over the secret, the identity of the key file (device,
+//! sealed with BLAKE3 keyed with the secret, over the identity of the key file (device,
 //! inode, change time), that of the output folder (device, inode) and the journal's bytes.
+//! (BLAKE3 rather than BLAKE2b: a one-case edit opens and seals about 20 MB of caches, and
+//! at BLAKE2b's 1 GB/s that was 20 ms no other work of the build overlapped.)
 //! A copied key file or output folder has other identities, and a change time cannot be
 //! set back by any tool, so
 //! a journal that arrived with a site never carries a seal this machine accepts.
 
 use std::path::Path;
-
-use blake2::{Blake2b512, Digest};
 
 /// Bytes of the seal appended to a journal.
 pub(super) const LEN: usize = 32;
@@ -45,15 +45,11 @@ impl Key {
 
     /// The seal of `bytes` under this key.
     pub(super) fn seal(&self, bytes: &[u8]) -> [u8; LEN] {
-        let mut h = Blake2b512::new();
-        h.update(b"casebook-journal-seal-1\0");
-        h.update(self.secret);
+        let mut h = blake3::Hasher::new_keyed(&self.secret);
+        h.update(b"casebook-journal-seal-2\0");
         h.update(&self.identity);
         h.update(bytes);
-        let full = h.finalize();
-        let mut seal = [0u8; LEN];
-        seal.copy_from_slice(&full[..LEN]);
-        seal
+        *h.finalize().as_bytes()
     }
 
     /// `bytes` without their seal, if the seal is this key's.

@@ -171,29 +171,26 @@ fn walk<S: Send>(
     };
     let kept = stamp.as_ref().and_then(|s| w.kept.names(rel, s));
     let from_kept = kept.is_some();
-    let mut names: Vec<String> = Vec::new();
-    let mut entries: Vec<(String, std::fs::Metadata)> = Vec::new();
-    match kept {
-        Some(kept) => {
-            for name in kept {
-                names.push(name.to_string());
-                if !left_out(name) {
-                    let meta = std::fs::symlink_metadata(dir.join(name)).ok()?;
-                    entries.push((name.to_string(), meta));
-                }
-            }
-        }
+    let names: Vec<String> = match kept {
+        Some(kept) => kept.into_iter().map(str::to_string).collect(),
         None => {
+            let mut names = Vec::new();
             for entry in std::fs::read_dir(&dir).ok()? {
-                let entry = entry.ok()?;
-                let name = entry.file_name().into_string().ok()?;
-                if !left_out(&name) {
-                    entries.push((name.clone(), entry.metadata().ok()?));
-                }
-                names.push(name);
+                names.push(entry.ok()?.file_name().into_string().ok()?);
             }
+            names
         }
-    }
+    };
+    let stat = |name: &String| {
+        let meta = std::fs::symlink_metadata(dir.join(name)).ok()?;
+        Some((name.clone(), meta))
+    };
+    let looked_at: Vec<&String> = names.iter().filter(|name| !left_out(name)).collect();
+    let entries: Vec<(String, std::fs::Metadata)> = if looked_at.len() < listings::PARALLEL_STATS {
+        looked_at.into_iter().map(stat).collect::<Option<_>>()?
+    } else {
+        looked_at.into_par_iter().map(stat).collect::<Option<_>>()?
+    };
     let mut subdirs = Vec::new();
     for (name, meta) in entries {
         let path = if rel.is_empty() {
@@ -323,6 +320,34 @@ mod tests {
         let mut files: Vec<String> = files.into_iter().map(|(path, _)| path).collect();
         files.sort();
         (files, listed.map(|l| listings::encode(&name, &l)))
+    }
+
+    #[test]
+    fn a_folder_too_wide_to_stat_one_by_one_is_walked_whole_listed_or_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let wide = listings::PARALLEL_STATS + 44;
+        let mut expected = vec!["casebook.toml".to_string()];
+        for i in 0..wide {
+            let case = root.join(format!("content/cases/c{i:04}"));
+            std::fs::create_dir_all(&case).unwrap();
+            std::fs::write(case.join("index.md"), "x").unwrap();
+            expected.push(format!("content/cases/c{i:04}/index.md"));
+        }
+        std::fs::write(root.join("content/cases/_index.md"), "x").unwrap();
+        expected.push("content/cases/_index.md".into());
+        std::fs::write(root.join("casebook.toml"), "x").unwrap();
+        expected.sort();
+        let (files, kept) = walked(root, &[]);
+        assert_eq!(files, expected);
+        let (again, _) = walked(root, &kept.expect("every folder listed anew: kept"));
+        assert_eq!(again, expected);
+        // One of the wide folder's entries a link: the walk refuses, as for a narrow one.
+        std::os::unix::fs::symlink(root.join("casebook.toml"), root.join("content/cases/l"))
+            .unwrap();
+        let settled = std::time::Duration::MAX;
+        let kept = listings::Kept::parse(&[], "");
+        assert!(tree(root, &[], settled, &kept).is_none());
     }
 
     #[test]

@@ -324,32 +324,29 @@ pub fn patterned_png(w: u32, h: u32) -> Vec<u8> {
 /// leave a stopped update by hand.
 #[cfg(unix)]
 pub fn seal_journal(out: &Path, mut body: Vec<u8>) -> Vec<u8> {
-    use blake2::{Blake2b512, Digest};
     use std::os::unix::fs::MetadataExt;
     let name = out.file_name().unwrap().to_string_lossy().into_owned();
     let key_file = out.parent().unwrap().join(format!(".{name}.casebook-key"));
     if !key_file.exists() {
         std::fs::write(&key_file, [42u8; 32]).unwrap();
     }
-    let secret = std::fs::read(&key_file).unwrap();
+    let secret: [u8; 32] = std::fs::read(&key_file).unwrap().try_into().unwrap();
     let (key, dir) = (
         std::fs::metadata(&key_file).unwrap(),
         std::fs::metadata(out).unwrap(),
     );
-    let mut h = Blake2b512::new();
-    h.update(b"casebook-journal-seal-1\0");
-    h.update(&secret);
+    let mut h = blake3::Hasher::new_keyed(&secret);
+    h.update(b"casebook-journal-seal-2\0");
     for n in [key.dev(), key.ino()] {
-        h.update(n.to_le_bytes());
+        h.update(&n.to_le_bytes());
     }
     for n in [key.ctime(), key.ctime_nsec()] {
-        h.update(n.to_le_bytes());
+        h.update(&n.to_le_bytes());
     }
     for n in [dir.dev(), dir.ino()] {
-        h.update(n.to_le_bytes());
+        h.update(&n.to_le_bytes());
     }
     h.update(&body);
-    let seal = h.finalize();
-    body.extend_from_slice(&seal[..32]);
+    body.extend_from_slice(h.finalize().as_bytes());
     body
 }
