@@ -171,21 +171,28 @@ fn walk<S: Send>(
     };
     let kept = stamp.as_ref().and_then(|s| w.kept.names(rel, s));
     let from_kept = kept.is_some();
-    let names: Vec<String> = match kept {
-        Some(kept) => kept.into_iter().map(str::to_string).collect(),
+    // A folder listed anew is stated through its entries (relative to the open folder); a
+    // kept listing's names by path.
+    let (names, listed): (Vec<String>, Option<Vec<std::fs::DirEntry>>) = match kept {
+        Some(kept) => (kept.into_iter().map(str::to_string).collect(), None),
         None => {
-            let mut names = Vec::new();
+            let (mut names, mut listed) = (Vec::new(), Vec::new());
             for entry in std::fs::read_dir(&dir).ok()? {
-                names.push(entry.ok()?.file_name().into_string().ok()?);
+                let entry = entry.ok()?;
+                names.push(entry.file_name().into_string().ok()?);
+                listed.push(entry);
             }
-            names
+            (names, Some(listed))
         }
     };
-    let stat = |name: &String| {
-        let meta = std::fs::symlink_metadata(dir.join(name)).ok()?;
-        Some((name.clone(), meta))
+    let stat = |i: usize| {
+        let meta = match &listed {
+            Some(listed) => listed[i].metadata(),
+            None => std::fs::symlink_metadata(dir.join(&names[i])),
+        };
+        Some((names[i].clone(), meta.ok()?))
     };
-    let looked_at: Vec<&String> = names.iter().filter(|name| !left_out(name)).collect();
+    let looked_at: Vec<usize> = (0..names.len()).filter(|&i| !left_out(&names[i])).collect();
     let entries: Vec<(String, std::fs::Metadata)> = if looked_at.len() < listings::PARALLEL_STATS {
         looked_at.into_iter().map(stat).collect::<Option<_>>()?
     } else {
