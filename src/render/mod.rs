@@ -35,7 +35,6 @@ pub(crate) use facets::{Facet, FacetValue};
 pub(crate) use fingerprint::Unchanged;
 pub(crate) use link_cache::{FILE as LINK_CACHE_FILE, LinkCache};
 pub(crate) use paginator::paginated_path;
-use paginator::paginator;
 pub(crate) use prepare::{Prepared, Reuse, markdown_link_errors, prepare};
 use views::ViewContext;
 
@@ -280,12 +279,24 @@ impl<'a> Renderer<'a> {
         let (config, corpus, prepared) = (self.config, self.corpus, self.prepared);
         let shared = self.shared;
         let (template, lang) = (self.template(job), self.lang(job));
-        // A fingerprint needs only each listed item's hash, made once for all lists.
-        let list_item = |i: usize| {
-            if hashing {
-                prepared.item_keys(&views)[i].clone()
-            } else {
-                prepared.item(i, &views)
+        // A list's `paginator`; for a fingerprint, only what it is made from, with each
+        // listed item's hash (made once for all lists) for the item.
+        let paginate = |ctx: &mut PageContext, base: &str, pages: &[usize], per_page, current| {
+            let list = paginator::List {
+                base,
+                page_indices: pages,
+                synthetic: &prepared.synthetic,
+                per_page,
+                current,
+            };
+            match ctx {
+                PageContext::Hash(h) => {
+                    h.text("paginator");
+                    list.hash_into(h, prepared.item_keys(&views));
+                }
+                PageContext::Context(_) => {
+                    ctx.insert_value("paginator", list.value(&|i| prepared.item(i, &views)));
+                }
             }
         };
         let mut made = match job {
@@ -330,17 +341,7 @@ impl<'a> Renderer<'a> {
                 }
                 ctx.insert_value("section", view);
                 let per_page = s.paginate_by.unwrap_or(config.paginate_by);
-                ctx.insert_value(
-                    "paginator",
-                    paginator(
-                        &s.meta.path,
-                        &s.pages,
-                        &list_item,
-                        &prepared.synthetic,
-                        per_page,
-                        *page,
-                    ),
-                );
+                paginate(&mut ctx, &s.meta.path, &s.pages, per_page, *page);
                 (s.meta.source.clone(), ctx)
             }
             Job::FacetIndex { facet } => {
@@ -354,16 +355,12 @@ impl<'a> Renderer<'a> {
                 let mut ctx = shared.context(lang, url_path, &translations, hashing);
                 ctx.insert("facet", facet);
                 ctx.insert("value", value);
-                ctx.insert_value(
-                    "paginator",
-                    paginator(
-                        &value.path,
-                        &value.pages,
-                        &list_item,
-                        &prepared.synthetic,
-                        config.paginate_by,
-                        *page,
-                    ),
+                paginate(
+                    &mut ctx,
+                    &value.path,
+                    &value.pages,
+                    config.paginate_by,
+                    *page,
                 );
                 (facet.source.clone(), ctx)
             }

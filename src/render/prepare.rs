@@ -26,7 +26,7 @@ pub(crate) struct Prepared {
     items: Vec<OnceLock<Value>>,
     /// Each list item's hash, made on first use by a fingerprinting build: a case is in
     /// several lists, and hashing its item once spares walking it on every list page.
-    item_keys: OnceLock<Vec<Value>>,
+    item_keys: OnceLock<Vec<u128>>,
     pub(super) section_items: Vec<Value>,
     pub(super) synthetic: Vec<bool>,
     pub(crate) facets: Vec<Facet>,
@@ -134,8 +134,8 @@ impl Prepared {
     }
 
     /// What a list page's fingerprint hashes in place of each item: a hash of what the item
-    /// is made from (`views` hashing: a case's values, not their labels), as text.
-    pub(super) fn item_keys(&self, views: &ViewContext) -> &[Value] {
+    /// is made from (`views` hashing: a case's values, not their labels).
+    pub(super) fn item_keys(&self, views: &ViewContext) -> &[u128] {
         let views = ViewContext {
             hashing: true,
             ..*views
@@ -146,7 +146,7 @@ impl Prepared {
                 .map(|(page, md)| {
                     let mut h = crate::hashing::Hasher::default();
                     h.serialized(&views.item(&page.meta, md, Some(page)));
-                    Value::from(format!("{:032x}", h.digest()))
+                    h.digest()
                 })
                 .collect()
         })
