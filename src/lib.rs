@@ -138,6 +138,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let staged = publishing.stage.map(output::Stage::finish).transpose()?;
         let written = output::write(&files, prior, &publishing.fingerprints, &record, staged)?;
         files_written = Some(written.files);
+        for unsealed in std::mem::take(&mut publishing.unsealed) {
+            unsealed.seal(&out);
+        }
         if let Some((tokens, received)) = publishing.tokens.take() {
             tokens.save(&received);
         }

@@ -506,8 +506,21 @@ fn a_rebuild_renders_and_writes_only_what_its_changes_touch() {
         "a first build makes everything: {}",
         first.stdout
     );
-    // What the next build reuses: the record of what was published.
-    assert!(site.root().join(".casebook-cache/published.bin").exists());
+    // What the next build reuses: the record of what was published, and the search index
+    // with each document's terms (used again only for the same inputs: the fresh-build
+    // comparison below covers it). Those two are sealed with the key beside the output
+    // folder, which does not exist until the first build writes it: they are sealed then.
+    let cache = site.root().join(".casebook-cache");
+    assert!(cache.join("published.bin").exists());
+    for kept in ["search.bin", "terms.bin"] {
+        let sealed = std::fs::read(cache.join(kept)).unwrap();
+        let body = sealed[..sealed.len() - 32].to_vec();
+        assert!(
+            crate::support::seal_journal(&site.public(), body) == sealed,
+            "{kept}"
+        );
+        assert!(!cache.join(format!("{kept}.unsealed")).exists());
+    }
     // Nothing changed: nothing is rendered or written.
     let again = site.build();
     assert_eq!(
@@ -516,15 +529,6 @@ fn a_rebuild_renders_and_writes_only_what_its_changes_touch() {
         "{}",
         again.stdout
     );
-    // And the search index with each document's terms (used again only for the same
-    // inputs: the fresh-build comparison below covers it). They are sealed with the key
-    // beside the output folder, so the first build into a new folder keeps none.
-    for kept in ["search.bin", "terms.bin"] {
-        assert!(
-            site.root().join(".casebook-cache").join(kept).exists(),
-            "{kept}"
-        );
-    }
 
     // One case's narrative: its page, and the whole-site files that list it.
     let site = site.edit(

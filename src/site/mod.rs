@@ -318,7 +318,7 @@ impl Session {
         };
         if old.is_none() && !self.incremental {
             let file = cache_file(&config, crate::render::LINK_CACHE_FILE);
-            self.links = Some(LinkCache::parse(&std::fs::read(file).unwrap_or_default()));
+            self.links = Some(LinkCache::parse(std::fs::read(file).unwrap_or_default()));
         }
         // The output folder is scanned on another thread while the content loads: the one
         // waits on the disk, the other mostly on the CPU.
@@ -419,10 +419,8 @@ impl Session {
         let search = match old {
             Some(o) => o.search.clone(),
             None if search_fresh => {
-                let saved = cache_file(&config, SEARCH_CACHE_FILE);
-                let out = self.publishing.as_ref().map(|p| p.out.as_path());
-                let saved = out.map(|out| (saved.as_path(), out));
-                let index = whole::search_index(&config, &corpus, &prepared, None, saved);
+                let publishing = self.publishing.as_mut();
+                let index = whole::search_index_kept(&config, &corpus, &prepared, publishing);
                 watch.lap("search index");
                 Arc::new(index)
             }
@@ -652,7 +650,6 @@ impl Session {
                     &state.prepared,
                     // A one-shot build has no next build to keep terms for.
                     self.incremental.then_some(&mut self.terms),
-                    None,
                 ));
                 watch.lap("search index");
             }

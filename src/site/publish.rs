@@ -30,6 +30,8 @@ pub(crate) struct Publishing {
     /// The files below `content/` the up-to-date check's walk found, for the build to load
     /// without listing them again (`site::up_to_date::Before`).
     pub(crate) content_files: Option<crate::content::WalkedFiles>,
+    /// Caches kept before the output folder existed (a first build), to seal once written.
+    pub(crate) unsealed: Vec<output::sealed::Unsealed>,
 }
 
 impl super::Session {

@@ -10,26 +10,58 @@ use crate::content::Corpus;
 use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::hashing::casebook_identity;
 use crate::output::Output;
+use crate::output::sealed::Unsealed;
 use crate::render::Prepared;
 use crate::search::{self, SearchIndex, TermCache};
 
 /// The search index of the prepared site; `terms` (serve) keeps each document's terms for
-/// the next build. A one-shot build passes `saved`: the file where the last build into the
-/// same output folder left its index, and that folder. The index is used again when it was
-/// made from the same inputs by the same casebook; otherwise the documents' terms that
-/// build kept are. Both are sealed with the output's key (`output::sealed`): they are found
-/// by what they index, which anyone can know, so a file that came with the site, or was
-/// made for another output, is never read.
+/// the next build.
 pub(super) fn search_index(
     config: &Config,
     corpus: &Corpus,
     prepared: &Prepared,
     terms: Option<&mut TermCache>,
-    saved: Option<(&Path, &Path)>,
 ) -> SearchIndex {
+    index_with_caches(config, corpus, prepared, terms, None).0
+}
+
+/// The search index of a one-shot build, made with the caches the last build into the
+/// output folder `publishing` names left there, and leaving its own for the next: sealed,
+/// or in a first build kept to seal once the folder is written (`Publishing::unsealed`).
+pub(super) fn search_index_kept(
+    config: &Config,
+    corpus: &Corpus,
+    prepared: &Prepared,
+    publishing: Option<&mut super::Publishing>,
+) -> SearchIndex {
+    let Some(publishing) = publishing else {
+        return search_index(config, corpus, prepared, None);
+    };
+    let file = super::cache_file(config, super::SEARCH_CACHE_FILE);
+    let saved = Some((file.as_path(), publishing.out.as_path()));
+    let (index, unsealed) = index_with_caches(config, corpus, prepared, None, saved);
+    publishing.unsealed.extend(unsealed);
+    index
+}
+
+/// The search index of the prepared site, with `terms` (serve) or, in a one-shot build,
+/// `saved`: the file where the last build into the same output folder left its index, and
+/// that folder. The index is used again when it was made from the same inputs by the same
+/// casebook; otherwise the documents' terms that build kept are. Both are sealed with the output's key (`output::sealed`): they are found
+/// by what they index, which anyone can know, so a file that came with the site, or was
+/// made for another output, is never read. A first build, whose output folder does not
+/// exist yet, returns them unsealed, to seal once it does.
+fn index_with_caches(
+    config: &Config,
+    corpus: &Corpus,
+    prepared: &Prepared,
+    terms: Option<&mut TermCache>,
+    saved: Option<(&Path, &Path)>,
+) -> (SearchIndex, Vec<Unsealed>) {
     use crate::output::sealed;
     let started = std::time::Instant::now();
     let inputs = prepared.search_inputs(config, corpus);
+    let mut unsealed = Vec::new();
     let mut index = match saved {
         Some((file, out)) => {
             let text_keys = search::kept_terms::text_keys(&inputs);
@@ -48,9 +80,9 @@ pub(super) fn search_index(
                     // Caches: a build that cannot save them is only slower next time.
                     let tokenized_anew = keep.is_some();
                     if let Some(keep) = keep {
-                        sealed::save(&kept_file, out, &keep);
+                        unsealed.extend(sealed::save_or_defer(&kept_file, out, &keep));
                     }
-                    sealed::save(file, out, &index.to_bytes(key));
+                    unsealed.extend(sealed::save_or_defer(file, out, &index.to_bytes(key)));
                     // Tokenizing most documents is a cold build's first peak (90 MB at
                     // 11,000 cases); its pages should not be rendered beside what it freed.
                     if tokenized_anew {
@@ -63,7 +95,7 @@ pub(super) fn search_index(
         None => search::build_cached(&config.search, &inputs, terms),
     };
     index.stats.time = started.elapsed();
-    index
+    (index, unsealed)
 }
 
 /// Memory freed by any thread, back to the system now, after a step that freed tens of
