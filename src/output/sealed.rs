@@ -39,7 +39,8 @@ pub(crate) fn save_or_defer(file: &Path, out: &Path, body: &[u8]) -> Option<Unse
 
 /// A cache body this build wrote before its output folder existed, and the hash of what it
 /// wrote: only those bytes are ever sealed, so a draft that came with the site, or was
-/// changed since, is never given a seal.
+/// changed since, is never given a seal. The draft is removed when this is dropped, sealed
+/// or not (a build that failed before writing its folder leaves none).
 #[derive(Debug)]
 pub(crate) struct Unsealed {
     file: PathBuf,
@@ -56,6 +57,11 @@ impl Unsealed {
                 save(&self.file, out, &body);
             }
         }
+    }
+}
+
+impl Drop for Unsealed {
+    fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.draft);
     }
 }
@@ -113,6 +119,13 @@ mod tests {
         assert_eq!(load(&file, &out).as_deref(), Some(&b"kept terms"[..]));
         assert_eq!(load(&other, &out), None);
         assert!(!draft_of(&file).exists() && !draft_of(&other).exists());
+        // A build that fails before writing its folder leaves no draft.
+        drop(save_or_defer(
+            &file,
+            &dir.path().join("never"),
+            b"kept terms",
+        ));
+        assert!(!draft_of(&file).exists());
         // With the folder there, the body is sealed at once.
         assert!(save_or_defer(&other, &out, b"an index").is_none());
         assert_eq!(load(&other, &out).as_deref(), Some(&b"an index"[..]));

@@ -47,10 +47,11 @@ pub(super) fn search_index_kept(
 /// The search index of the prepared site, with `terms` (serve) or, in a one-shot build,
 /// `saved`: the file where the last build into the same output folder left its index, and
 /// that folder. The index is used again when it was made from the same inputs by the same
-/// casebook; otherwise the documents' terms that build kept are. Both are sealed with the output's key (`output::sealed`): they are found
-/// by what they index, which anyone can know, so a file that came with the site, or was
-/// made for another output, is never read. A first build, whose output folder does not
-/// exist yet, returns them unsealed, to seal once it does.
+/// casebook; otherwise the documents' terms that build kept are. Both are sealed with the
+/// output's key (`output::sealed`): they are found by what they index, which anyone can
+/// know, so a file that came with the site, or was made for another output, is never read.
+/// A first build, whose output folder does not exist yet, returns them unsealed, to seal
+/// once it does.
 fn index_with_caches(
     config: &Config,
     corpus: &Corpus,
