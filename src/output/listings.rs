@@ -19,6 +19,20 @@ use crate::cache_file::{Reader, Writer};
 /// core idle for the first tens of milliseconds of every build.
 pub(super) const PARALLEL_STATS: usize = 256;
 
+/// `look` at each of a folder's `entries`, in order, on every core once there are
+/// `PARALLEL_STATS` of them; `None` if any look fails.
+pub(super) fn look_at_each<T: Sync, R: Send>(
+    entries: &[T],
+    look: impl Fn(&T) -> Option<R> + Sync + Send,
+) -> Option<Vec<R>> {
+    use rayon::prelude::*;
+    if entries.len() < PARALLEL_STATS {
+        entries.iter().map(look).collect()
+    } else {
+        entries.par_iter().map(look).collect()
+    }
+}
+
 /// The listings of the sources' folders, in the cache folder.
 pub(crate) const FILE: &str = "listings.bin";
 

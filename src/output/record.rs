@@ -245,12 +245,8 @@ fn scan(
 /// if one is gone (the folder is then listed).
 fn kept_entries(out: &Path, rel: &str, names: &[&str]) -> Option<Listed> {
     let dir = out.join(rel);
-    let stat = |name: &&str| std::fs::symlink_metadata(dir.join(name)).ok();
-    let metas: Vec<std::fs::Metadata> = if names.len() < listings::PARALLEL_STATS {
-        names.iter().map(stat).collect::<Option<_>>()?
-    } else {
-        names.par_iter().map(stat).collect::<Option<_>>()?
-    };
+    let metas =
+        listings::look_at_each(names, |name| std::fs::symlink_metadata(dir.join(name)).ok())?;
     let mut entries = Listed::default();
     for (name, meta) in names.iter().zip(metas) {
         let path = join(rel, name);

@@ -5,14 +5,18 @@
 use std::path::{Path, PathBuf};
 
 use super::beside::Beside;
+use super::seal::Key;
 
 /// Keeps `body` in `file` for the next build into `out`. A cache: a record that cannot be
 /// kept only means the next build does that work again. The seal is written after the
 /// body rather than joined to a copy of it: the search caches are megabytes.
 pub(crate) fn save(file: &Path, out: &Path, body: &[u8]) {
-    let Some(key) = Beside::of(out).key(out) else {
-        return;
-    };
+    if let Some(key) = Beside::of(out).key(out) {
+        save_sealed(&key, file, body);
+    }
+}
+
+fn save_sealed(key: &Key, file: &Path, body: &[u8]) {
     if super::save_atomically_in_parts(file, &[body, &key.seal(body)]).is_err() {
         let _ = std::fs::remove_file(file);
     }
@@ -24,8 +28,8 @@ pub(crate) fn save(file: &Path, out: &Path, body: &[u8]) {
 /// terms, and the edit after it tokenized every document again (11,000 cases: twice the
 /// time, and a peak 35 MB above the first build's).
 pub(crate) fn save_or_defer(file: &Path, out: &Path, body: &[u8]) -> Option<Unsealed> {
-    if Beside::of(out).key(out).is_some() {
-        save(file, out, body);
+    if let Some(key) = Beside::of(out).key(out) {
+        save_sealed(&key, file, body);
         return None;
     }
     let draft = draft_of(file);

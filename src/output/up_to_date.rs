@@ -185,7 +185,7 @@ fn walk<S: Send>(
             (names, Some(listed))
         }
     };
-    let stat = |i: usize| {
+    let stat = |&i: &usize| {
         let meta = match &listed {
             Some(listed) => listed[i].metadata(),
             None => std::fs::symlink_metadata(dir.join(&names[i])),
@@ -193,11 +193,7 @@ fn walk<S: Send>(
         Some((names[i].clone(), meta.ok()?))
     };
     let looked_at: Vec<usize> = (0..names.len()).filter(|&i| !left_out(&names[i])).collect();
-    let entries: Vec<(String, std::fs::Metadata)> = if looked_at.len() < listings::PARALLEL_STATS {
-        looked_at.into_iter().map(stat).collect::<Option<_>>()?
-    } else {
-        looked_at.into_par_iter().map(stat).collect::<Option<_>>()?
-    };
+    let entries = listings::look_at_each(&looked_at, stat)?;
     let mut subdirs = Vec::new();
     for (name, meta) in entries {
         let path = if rel.is_empty() {

@@ -32,8 +32,8 @@ pub(crate) struct LinkCache {
     saved: Vec<u8>,
     /// Where each saved entry's edits start in `saved`, by key.
     known: HashMap<u128, usize>,
-    /// What this build used, for the next one: the key, and the edits when they are new.
-    used: Mutex<Vec<(u128, Option<Vec<LinkEdit>>)>>,
+    /// What this build used, for the next one: each page's key and edits.
+    used: Mutex<Vec<(u128, Vec<LinkEdit>)>>,
 }
 
 fn key(page: &str, url_path: &str, mode: LinkMode) -> u128 {
@@ -56,20 +56,19 @@ impl LinkCache {
     /// `html::rewrite_links`, reusing the last build's edits of the same page.
     pub(crate) fn rewrite(&self, page: &str, url_path: &str, mode: LinkMode) -> String {
         let key = key(page, url_path, mode);
-        if let Some(out) = self
-            .saved_edits(key)
-            .and_then(|edits| html::apply_link_edits(page, &edits))
-        {
-            self.remember(key, None);
-            return out;
+        if let Some(edits) = self.saved_edits(key) {
+            if let Some(out) = html::apply_link_edits(page, &edits) {
+                self.remember(key, edits);
+                return out;
+            }
         }
         let edits = html::link_edits(page, url_path, mode);
         let out = html::apply_link_edits(page, &edits).unwrap_or_else(|| page.to_string());
-        self.remember(key, Some(edits));
+        self.remember(key, edits);
         out
     }
 
-    fn remember(&self, key: u128, edits: Option<Vec<LinkEdit>>) {
+    fn remember(&self, key: u128, edits: Vec<LinkEdit>) {
         self.used
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -103,11 +102,7 @@ impl LinkCache {
     /// What this build used, as the next build will read it. Entries are sorted by key, so
     /// the same build saves the same bytes.
     pub(crate) fn into_bytes(self) -> Vec<u8> {
-        let used = std::mem::take(&mut *self.used.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut entries: Vec<(u128, Vec<LinkEdit>)> = used
-            .into_iter()
-            .filter_map(|(key, edits)| Some((key, edits.or_else(|| self.saved_edits(key))?)))
-            .collect();
+        let mut entries = self.used.into_inner().unwrap_or_else(|e| e.into_inner());
         entries.sort_unstable_by_key(|(key, _)| *key);
         entries.dedup_by_key(|(key, _)| *key);
         let mut w = Writer::new(MAGIC);
