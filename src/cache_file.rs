@@ -23,6 +23,16 @@ impl Writer {
         self.0.extend_from_slice(&n.to_le_bytes());
     }
 
+    /// How many bytes are written so far: where the next field starts.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Puts `n` at `at`, over a `u64` written there before (a count known only at the end).
+    pub(crate) fn put_u64(&mut self, at: usize, n: u64) {
+        self.0[at..at + 8].copy_from_slice(&n.to_le_bytes());
+    }
+
     pub(crate) fn u64(&mut self, n: u64) {
         self.0.extend_from_slice(&n.to_le_bytes());
     }

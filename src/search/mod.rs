@@ -19,6 +19,8 @@
 //! Scores are precomputed here (BM25F: per-field weights and length normalisation), so the
 //! client only adds numbers. File names carry a hash of their bytes; output is deterministic.
 
+mod dictionary;
+mod doc_terms;
 pub(crate) mod encode;
 mod files;
 mod input;
@@ -41,9 +43,10 @@ use serde_json::json;
 
 use crate::config::{SearchConfig, SearchWeights};
 use crate::output::Output;
+use dictionary::Dictionary;
+use doc_terms::{DocTerms, Tokens, text_hash, tokens};
 use encode::{push_fixed, push_varint, score_char};
 use files::{Entry, Files, Record, Runs, facet_codes, facet_slices, shard_runs, summary, to_json};
-use normalize::{Terms, normalize};
 use vocabulary::Vocabulary;
 
 /// At most this many document chunks per language, whatever the size of the archive.
@@ -211,10 +214,12 @@ pub(crate) fn build(config: &SearchConfig, inputs: &[LangInput]) -> SearchIndex 
 }
 
 /// Each document's terms from earlier builds (`casebook serve`), keyed by a hash of the
-/// document's searchable text, so a rebuild tokenizes only the documents that changed.
+/// document's searchable text, so a rebuild tokenizes only the documents that changed; and
+/// the dictionary their words are numbered in.
 #[derive(Default)]
 pub(crate) struct TermCache {
     docs: HashMap<u64, Arc<DocTerms>>,
+    dictionary: Dictionary,
 }
 
 /// The index of `inputs`, reusing and refreshing `cache` when there is one (`serve`).
@@ -227,42 +232,56 @@ pub(crate) fn build_cached(
         return SearchIndex::default();
     }
     let Some(cache) = cache else {
-        return build_with(config, inputs, |input| {
-            input
-                .docs
-                .par_iter()
-                .map(|d| Arc::new(doc_terms(d)))
-                .collect()
+        let mut dictionary = Dictionary::default();
+        return build_with(config, inputs, &mut dictionary, |input, dictionary| {
+            terms_of_docs(&input.docs, dictionary, |_| None)
         });
     };
+    let TermCache { docs, dictionary } = cache;
     let mut seen = Vec::new();
-    let index = build_with(config, inputs, |input| {
-        let keyed: Vec<(u64, Arc<DocTerms>)> = input
-            .docs
-            .par_iter()
-            .map(|d| {
-                let key = text_hash(d);
-                let terms = cache
-                    .docs
-                    .get(&key)
-                    .cloned()
-                    .unwrap_or_else(|| Arc::new(doc_terms(d)));
-                (key, terms)
-            })
-            .collect();
-        seen.extend(keyed.iter().cloned());
-        keyed.into_iter().map(|(_, t)| t).collect()
+    let index = build_with(config, inputs, dictionary, |input, dictionary| {
+        let keys: Vec<u64> = input.docs.par_iter().map(|d| text_hash(d)).collect();
+        let terms = terms_of_docs(&input.docs, dictionary, |i| docs.get(&keys[i]).cloned());
+        seen.extend(keys.into_iter().zip(terms.iter().cloned()));
+        terms
     });
-    // Keep exactly the documents of this build, so the cache does not grow with edits.
-    cache.docs = seen.into_iter().collect();
+    // Keep exactly the documents of this build, so the cache does not grow with edits; and
+    // the dictionary, which only grows, while most of its words are still used.
+    *docs = seen.into_iter().collect();
+    let mut used = vec![false; dictionary.len()];
+    for dt in docs.values() {
+        for &id in dt.terms.iter().map(|(id, _)| id).chain(&dt.name_words) {
+            used[id as usize] = true;
+        }
+    }
+    if used.iter().filter(|u| **u).count() * 2 < dictionary.len() {
+        *cache = TermCache::default();
+    }
     index
 }
 
-/// The index of `inputs`, with each language's documents' terms from `terms_of`.
+/// The terms of `docs`: `found` gives a document's (by its index) if they are known; the
+/// rest are tokenized side by side, then numbered in `dictionary`, in document order.
+fn terms_of_docs(
+    docs: &[Arc<Doc>],
+    dictionary: &mut Dictionary,
+    found: impl Fn(usize) -> Option<Arc<DocTerms>> + Sync,
+) -> Vec<Arc<DocTerms>> {
+    let read: Vec<Result<Arc<DocTerms>, Tokens>> = (docs.par_iter().enumerate())
+        .map(|(i, d)| found(i).ok_or_else(|| tokens(d)))
+        .collect();
+    (read.into_iter())
+        .map(|r| r.unwrap_or_else(|t| Arc::new(t.numbered(dictionary))))
+        .collect()
+}
+
+/// The index of `inputs`, with each language's documents' terms from `terms_of`, their
+/// words numbered in `dictionary`.
 fn build_with(
     config: &SearchConfig,
     inputs: &[LangInput],
-    mut terms_of: impl FnMut(&LangInput) -> Vec<Arc<DocTerms>>,
+    dictionary: &mut Dictionary,
+    mut terms_of: impl FnMut(&LangInput, &mut Dictionary) -> Vec<Arc<DocTerms>>,
 ) -> SearchIndex {
     let started = Instant::now();
     let mut index = SearchIndex::default();
@@ -270,8 +289,8 @@ fn build_with(
         return index;
     }
     for input in inputs {
-        let per_doc = terms_of(input);
-        let lang = build_language(config, input, &per_doc, &mut index.stats);
+        let per_doc = terms_of(input, dictionary);
+        let lang = build_language(config, input, &per_doc, dictionary, &mut index.stats);
         index
             .entries
             .insert(input.lang.clone(), format!("/{}", lang.meta_path));
@@ -287,141 +306,6 @@ struct LangFiles {
     files: Vec<Output>,
 }
 
-/// Term frequencies of one document per field, each field's length in terms, the words of
-/// its name fields (their keys are made once per word for the whole index), and where its
-/// words as written are (for quoted phrases).
-struct DocTerms {
-    terms: Vec<(String, [u16; 4])>,
-    lens: [u32; 4],
-    name_words: Vec<String>,
-    /// `(index in terms, position)` of every word as written, sorted. Positions run through
-    /// the title, identifiers, fields and text in turn, with a gap after each piece, so a
-    /// phrase never spans two of them.
-    positions: Vec<(u32, u32)>,
-}
-
-/// A hash of everything `doc_terms` reads.
-fn text_hash(doc: &Doc) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (
-        &doc.title,
-        &doc.identifiers,
-        &doc.fields,
-        &doc.names,
-        &doc.text,
-    )
-        .hash(&mut h);
-    h.finish()
-}
-
-fn doc_terms(doc: &Doc) -> DocTerms {
-    let mut counts = TermCounts::default();
-    let mut list = Terms::read(&doc.title);
-    counts.add(TITLE, &list);
-    for id in &doc.identifiers {
-        let whole = normalize(id.trim());
-        list.reread(id);
-        counts.add(IDENTIFIER, &list);
-        if !whole.is_empty() && !list.iter().any(|t| t == whole) {
-            counts.count(IDENTIFIER, &whole);
-            counts.lens[IDENTIFIER] += 1;
-        }
-    }
-    let mut name_words: Vec<String> = Vec::new();
-    for f in &doc.fields {
-        list.reread(f);
-        counts.add(FIELDS, &list);
-        if doc.names.contains(f) {
-            name_words.extend(list.iter().map(str::to_string));
-        }
-    }
-    list.reread(&doc.text);
-    counts.add(TEXT, &list);
-    for value in doc.names.iter().filter(|v| !doc.fields.contains(v)) {
-        list.reread(value);
-        name_words.extend(list.iter().map(str::to_string));
-    }
-    let joined: Vec<String> = name_words
-        .iter()
-        .filter_map(|w| names::latin_article_bare(w))
-        .map(str::to_string)
-        .collect();
-    name_words.extend(joined);
-    name_words.sort_unstable();
-    name_words.dedup();
-    counts.positions.sort_unstable();
-    // In order of first appearance; the index sorts its vocabulary.
-    let mut terms: Vec<(String, [u16; 4])> = vec![(String::new(), [0; 4]); counts.tfs.len()];
-    for (term, slot) in counts.slots {
-        terms[slot as usize] = (term, counts.tfs[slot as usize]);
-    }
-    DocTerms {
-        terms,
-        lens: counts.lens,
-        name_words,
-        positions: counts.positions,
-    }
-}
-
-/// One document's term frequencies per field, its fields' lengths and its words' positions.
-struct TermCounts {
-    /// Each term's index in `tfs`.
-    slots: FxHashMap<String, u32>,
-    tfs: Vec<[u16; 4]>,
-    lens: [u32; 4],
-    positions: Vec<(u32, u32)>,
-    /// The position of the next piece's first word.
-    at: u32,
-}
-
-impl Default for TermCounts {
-    fn default() -> Self {
-        TermCounts {
-            // Room for a short case's terms without growing.
-            slots: FxHashMap::with_capacity_and_hasher(128, Default::default()),
-            tfs: Vec::with_capacity(128),
-            lens: [0; 4],
-            positions: Vec::with_capacity(128),
-            at: 0,
-        }
-    }
-}
-
-impl TermCounts {
-    /// The terms of one piece of text in `field`: counted, and the positions of its words.
-    fn add(&mut self, field: usize, terms: &Terms) {
-        self.lens[field] += terms.len() as u32;
-        let mut word = 0;
-        for (i, t) in terms.iter().enumerate() {
-            let slot = self.count(field, t);
-            if terms.words.get(word) == Some(&(i as u32)) {
-                self.positions.push((slot, self.at + word as u32));
-                word += 1;
-            }
-        }
-        self.at += terms.words.len() as u32 + 1;
-    }
-
-    /// One more of `term` in `field`, without counting towards the field's length; returns
-    /// the term's slot.
-    fn count(&mut self, field: usize, term: &str) -> u32 {
-        // Most words of a text are repeats: only a new one is copied.
-        let slot = match self.slots.get(term) {
-            Some(&slot) => slot,
-            None => {
-                let slot = self.tfs.len() as u32;
-                self.slots.insert(term.to_string(), slot);
-                self.tfs.push([0; 4]);
-                slot
-            }
-        };
-        let tf = &mut self.tfs[slot as usize][field];
-        *tf = tf.saturating_add(1);
-        slot
-    }
-}
-
 /// JavaScript compares strings by UTF-16 code units; shard boundaries must agree with it.
 fn js_order(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
@@ -431,6 +315,7 @@ fn build_language(
     config: &SearchConfig,
     input: &LangInput,
     per_doc: &[Arc<DocTerms>],
+    dictionary: &Dictionary,
     stats: &mut Stats,
 ) -> LangFiles {
     let mut files = Files {
@@ -440,20 +325,22 @@ fn build_language(
     let n = input.docs.len();
 
     // Terms and postings, gathered on every core.
-    let mut vocabulary = Vocabulary::of_documents(per_doc, rayon::current_num_threads());
+    let mut vocabulary =
+        Vocabulary::of_documents(per_doc, dictionary, rayon::current_num_threads());
     // Name keys: made once for each distinct name word, then a posting for every document
     // with a word of that key. They count as field matches (whether the name is there, not
     // how often) but not towards the field's length: another way to find words already there.
     let rules = names::NameRules::new(&config.name_spellings, &config.name_equivalents);
-    let key_of = names::key_terms(per_doc.iter().map(|dt| dt.name_words.as_slice()), &rules);
+    let name_words = per_doc.iter().map(|dt| {
+        let words = dt.name_words.iter();
+        words.map(|&w| dictionary.word(w))
+    });
+    let key_of = names::key_terms(name_words, &rules);
     let mut doc_keys: Vec<&str> = Vec::new();
     for (d, dt) in per_doc.iter().enumerate() {
         doc_keys.clear();
-        doc_keys.extend(
-            dt.name_words
-                .iter()
-                .filter_map(|w| key_of[w.as_str()].as_deref()),
-        );
+        doc_keys
+            .extend((dt.name_words.iter()).filter_map(|&w| key_of[dictionary.word(w)].as_deref()));
         doc_keys.sort_unstable();
         doc_keys.dedup();
         for &key in &doc_keys {

@@ -284,18 +284,16 @@ pub(crate) fn loose_part(key: &str) -> &str {
 /// The key term of every name word of a language's documents (`None`: not a name), each
 /// labelled with its key's most common spelling, so the client can name a near match.
 /// `docs` holds each document's name words, without repeats.
-pub(crate) fn key_terms<'a>(
-    docs: impl Iterator<Item = &'a [String]>,
+pub(crate) fn key_terms<'a, Words: Iterator<Item = &'a str>>(
+    docs: impl Iterator<Item = Words>,
     rules: &NameRules,
 ) -> FxHashMap<&'a str, Option<String>> {
     let mut key_of: FxHashMap<&str, Option<String>> = FxHashMap::default();
     let mut uses: FxHashMap<&str, usize> = FxHashMap::default();
     for words in docs {
         for w in words {
-            key_of
-                .entry(w.as_str())
-                .or_insert_with(|| name_key(w, rules));
-            *uses.entry(w.as_str()).or_default() += 1;
+            key_of.entry(w).or_insert_with(|| name_key(w, rules));
+            *uses.entry(w).or_default() += 1;
         }
     }
     let mut label: FxHashMap<&str, (usize, &str)> = FxHashMap::default();

@@ -2,26 +2,32 @@
 //! document's terms.
 //!
 //! This was one loop over 1.3 million postings at 11,000 cases, a third of a one-case edit's
-//! index. The terms are now cut into parts by a hash of their text, each part gathered on a
-//! core of its own over every document, then joined. A term's postings still come in
-//! document order, and the index sorts its vocabulary by text, so the files do not depend on
-//! how many parts there were.
+//! index. The terms are now numbered (`Dictionary`) and cut into parts by their numbers, each
+//! part gathered on a core of its own over every document, then joined. A term's postings
+//! still come in document order, and the index sorts its vocabulary by text, so the files do
+//! not depend on how many parts there were.
 
-use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxHashMap;
 
 use super::DocTerms;
+use super::dictionary::Dictionary;
 use super::positions;
+
+/// No entry yet.
+const NONE: u32 = u32::MAX;
 
 /// Every term of a language's index, numbered, with its postings and, for quoted phrases,
 /// its positions in each of its documents in postings order (packed, see `positions`;
 /// nothing for a name key), with the last list packed.
-#[derive(Default)]
 pub(super) struct Vocabulary<'a> {
-    ids: FxHashMap<&'a str, usize>,
+    dictionary: &'a Dictionary,
+    /// The entry of each word of `dictionary` (`NONE`: not in this language's documents).
+    entry_of: Vec<u32>,
+    /// Entries of words not in the dictionary (name keys).
+    others: FxHashMap<&'a str, usize>,
     pub(super) words: Vec<&'a str>,
     pub(super) postings: Vec<Vec<(u32, [u16; 4])>>,
     pub(super) positions: Vec<String>,
@@ -29,19 +35,38 @@ pub(super) struct Vocabulary<'a> {
 }
 
 impl<'a> Vocabulary<'a> {
-    /// The terms of `per_doc`, the documents in order, gathered in `parts` side by side.
-    pub(super) fn of_documents(per_doc: &'a [Arc<DocTerms>], parts: usize) -> Vocabulary<'a> {
+    fn new(dictionary: &'a Dictionary) -> Vocabulary<'a> {
+        Vocabulary {
+            dictionary,
+            entry_of: Vec::new(),
+            others: FxHashMap::default(),
+            words: Vec::new(),
+            postings: Vec::new(),
+            positions: Vec::new(),
+            last: Vec::new(),
+        }
+    }
+
+    /// The terms of `per_doc`, the documents in order, their words numbered in `dictionary`,
+    /// gathered in `parts` side by side.
+    pub(super) fn of_documents(
+        per_doc: &'a [Arc<DocTerms>],
+        dictionary: &'a Dictionary,
+        parts: usize,
+    ) -> Vocabulary<'a> {
         let parts = parts.max(1);
         let gathered: Vec<Vocabulary<'a>> = (0..parts)
             .into_par_iter()
-            .map(|part| Vocabulary::part(per_doc, part, parts))
+            .map(|part| Vocabulary::part(per_doc, dictionary, part, parts))
             .collect();
-        let mut whole = Vocabulary::default();
-        let terms = gathered.iter().map(|v| v.words.len()).sum();
-        whole.ids.reserve(terms);
-        for v in gathered {
-            for (i, word) in v.words.iter().enumerate() {
-                whole.ids.insert(word, whole.words.len() + i);
+        let mut whole = Vocabulary::new(dictionary);
+        whole.entry_of = vec![NONE; dictionary.len()];
+        for (part, v) in gathered.into_iter().enumerate() {
+            let base = whole.words.len();
+            for (i, entry) in v.entry_of.iter().enumerate() {
+                if *entry != NONE {
+                    whole.entry_of[i * parts + part] = (base + *entry as usize) as u32;
+                }
             }
             whole.words.extend(v.words);
             whole.postings.extend(v.postings);
@@ -51,28 +76,42 @@ impl<'a> Vocabulary<'a> {
         whole
     }
 
-    /// The terms of `per_doc` whose hash falls in `part` of `parts`.
-    fn part(per_doc: &'a [Arc<DocTerms>], part: usize, parts: usize) -> Vocabulary<'a> {
-        let mut vocabulary = Vocabulary::default();
+    /// The terms of `per_doc` whose number is `part` modulo `parts`; `entry_of` is indexed
+    /// by the number divided by `parts`.
+    fn part(
+        per_doc: &'a [Arc<DocTerms>],
+        dictionary: &'a Dictionary,
+        part: usize,
+        parts: usize,
+    ) -> Vocabulary<'a> {
+        let mut vocabulary = Vocabulary::new(dictionary);
+        vocabulary.entry_of = vec![NONE; dictionary.len().div_ceil(parts)];
         let mut list: Vec<u32> = Vec::new();
         for (d, dt) in per_doc.iter().enumerate() {
             // `dt.positions` is sorted by the term's index in `dt.terms`.
             let mut at = 0;
-            for (slot, (term, tf)) in dt.terms.iter().enumerate() {
+            for (slot, &(id, tf)) in dt.terms.iter().enumerate() {
                 let from = at;
                 while dt.positions.get(at).is_some_and(|p| p.0 as usize == slot) {
                     at += 1;
                 }
-                if parts > 1 && FxBuildHasher.hash_one(term.as_str()) as usize % parts != part {
+                let id = id as usize;
+                if id % parts != part {
                     continue;
                 }
-                let id = vocabulary.id(term);
-                vocabulary.postings[id].push((d as u32, *tf));
+                let slot = &mut vocabulary.entry_of[id / parts];
+                let entry = if *slot == NONE {
+                    *slot = vocabulary.words.len() as u32;
+                    vocabulary.push(dictionary.word(id as u32))
+                } else {
+                    *slot as usize
+                };
+                vocabulary.postings[entry].push((d as u32, tf));
                 list.clear();
                 list.extend(dt.positions[from..at].iter().map(|p| p.1));
                 positions::push_positions(
-                    &mut vocabulary.positions[id],
-                    &mut vocabulary.last[id],
+                    &mut vocabulary.positions[entry],
+                    &mut vocabulary.last[entry],
                     &list,
                 );
             }
@@ -80,21 +119,37 @@ impl<'a> Vocabulary<'a> {
         vocabulary
     }
 
+    fn push(&mut self, word: &'a str) -> usize {
+        self.words.push(word);
+        self.postings.push(Vec::new());
+        self.positions.push(String::new());
+        self.last.push(Vec::new());
+        self.words.len() - 1
+    }
+
     /// The number of `term`, new or not.
     pub(super) fn id(&mut self, term: &'a str) -> usize {
-        *self.ids.entry(term).or_insert_with(|| {
-            self.words.push(term);
-            self.postings.push(Vec::new());
-            self.positions.push(String::new());
-            self.last.push(Vec::new());
-            self.words.len() - 1
-        })
+        if let Some(id) = self.dictionary.id_of(term) {
+            let entry = self.entry_of[id as usize];
+            if entry != NONE {
+                return entry as usize;
+            }
+            let entry = self.push(term);
+            self.entry_of[id as usize] = entry as u32;
+            return entry;
+        }
+        if let Some(&entry) = self.others.get(term) {
+            return entry;
+        }
+        let entry = self.push(term);
+        self.others.insert(term, entry);
+        entry
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::doc_terms;
+    use super::super::doc_terms::doc_terms;
     use super::super::tests::doc;
     use super::*;
 
@@ -126,21 +181,28 @@ mod tests {
                 "a witness named the branch twice: branch 215 and 215",
             ),
         ];
+        let mut dictionary = Dictionary::default();
         let per_doc: Vec<Arc<DocTerms>> = (texts.iter())
-            .map(|(title, text)| Arc::new(doc_terms(&doc(title, text))))
+            .map(|(title, text)| Arc::new(doc_terms(&doc(title, text), &mut dictionary)))
             .collect();
-        let one = Vocabulary::of_documents(&per_doc, 1);
+        let one = Vocabulary::of_documents(&per_doc, &dictionary, 1);
         assert!(one.words.len() > 20, "the documents give many terms");
         let branch = one.words.iter().position(|w| *w == "branch").unwrap();
         let docs: Vec<u32> = one.postings[branch].iter().map(|p| p.0).collect();
         assert_eq!(docs, [0, 1, 3], "postings in document order");
         for parts in [2, 3, 7] {
-            let cut = Vocabulary::of_documents(&per_doc, parts);
+            let mut cut = Vocabulary::of_documents(&per_doc, &dictionary, parts);
             assert_eq!(by_term(&cut), by_term(&one), "{parts} parts");
             // Every term can still be looked up (name keys are added after).
-            for (i, w) in cut.words.iter().enumerate() {
-                assert_eq!(cut.ids[w], i);
+            for i in 0..cut.words.len() {
+                assert_eq!(cut.id(cut.words[i]), i);
             }
+            let key = cut.id("~key");
+            assert_eq!(
+                (key, cut.id("~key")),
+                (cut.words.len() - 1, key),
+                "added once"
+            );
         }
     }
 }

@@ -77,7 +77,7 @@ fn index_with_caches(
                     let kept_bytes = sealed::load(&kept_file, out).unwrap_or_default();
                     let kept = search::kept_terms::Kept::parse(&kept_bytes);
                     let (index, keep) =
-                        search::kept_terms::build(&config.search, &inputs, &text_keys, &kept);
+                        search::kept_terms::build(&config.search, &inputs, &text_keys, kept);
                     // Caches: a build that cannot save them is only slower next time.
                     let tokenized_anew = keep.is_some();
                     if let Some(keep) = keep {
