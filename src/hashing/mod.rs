@@ -3,6 +3,8 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
+mod tagged;
+
 /// A SHA-256 from its 64 hex digits.
 pub(crate) fn unhex(text: &str) -> Option<[u8; 32]> {
     if text.len() != 64 {
@@ -69,12 +71,15 @@ impl Hasher {
         self.state.update(&number.to_le_bytes());
     }
 
-    /// A value as JSON: typed views serialise their fields in declaration order and their
-    /// maps in key order, so the same value always gives the same text.
+    /// A value as serde gives it (`tagged`): typed views serialise their fields in
+    /// declaration order and their maps in key order, so the same value always gives the
+    /// same bytes. A value that will not serialise counts as far as it went, then marked.
     pub(crate) fn serialized<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
         let mut buffer = std::mem::take(&mut self.buffer);
         buffer.clear();
-        let _ = serde_json::to_writer(&mut buffer, value);
+        if value.serialize(&mut tagged::Tagged(&mut buffer)).is_err() {
+            buffer.push(0xfe);
+        }
         self.bytes(&buffer);
         self.buffer = buffer;
     }
@@ -128,7 +133,7 @@ impl Hasher {
                 }
             }
             Kind::Bytes => self.bytes(value.as_bytes().unwrap_or_default()),
-            // Numbers, and any kind a later tera adds, as JSON.
+            // Numbers, and any kind a later tera adds, as serde gives them.
             _ => self.serialized(value),
         }
     }
