@@ -50,6 +50,34 @@ impl ser::Error for Unwritable {
 
 type Done = Result<(), Unwritable>;
 
+/// A number widened to one of four kinds, written as its kind's tag, then its bytes.
+trait Widened {
+    fn write(self, out: &mut Vec<u8>);
+}
+
+macro_rules! widened {
+    ($($wide:ty = $tag:literal),*) => {$(
+        impl Widened for $wide {
+            fn write(self, out: &mut Vec<u8>) {
+                out.push($tag);
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+
+widened!(i64 = 1, i128 = 2, u64 = 3, u128 = 4);
+
+/// `Serializer` methods for numbers, each widened to its kind (`Widened`).
+macro_rules! numbers {
+    ($($method:ident($ty:ty) as $wide:ty),* $(,)?) => {$(
+        fn $method(self, v: $ty) -> Done {
+            <$wide>::from(v).write(self.0);
+            Ok(())
+        }
+    )*};
+}
+
 impl ser::Serializer for &mut Tagged<'_> {
     type Ok = ();
     type Error = Unwritable;
@@ -65,43 +93,12 @@ impl ser::Serializer for &mut Tagged<'_> {
         self.0.extend_from_slice(&[0, u8::from(v)]);
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Done {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i16(self, v: i16) -> Done {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i32(self, v: i32) -> Done {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i64(self, v: i64) -> Done {
-        self.tag(1);
-        self.0.extend_from_slice(&v.to_le_bytes());
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> Done {
-        self.tag(2);
-        self.0.extend_from_slice(&v.to_le_bytes());
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Done {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> Done {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> Done {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u64(self, v: u64) -> Done {
-        self.tag(3);
-        self.0.extend_from_slice(&v.to_le_bytes());
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> Done {
-        self.tag(4);
-        self.0.extend_from_slice(&v.to_le_bytes());
-        Ok(())
+    // Each number as one of five kinds, widened, in fixed bytes.
+    numbers! {
+        serialize_i8(i8) as i64, serialize_i16(i16) as i64, serialize_i32(i32) as i64,
+        serialize_i64(i64) as i64, serialize_i128(i128) as i128,
+        serialize_u8(u8) as u64, serialize_u16(u16) as u64, serialize_u32(u32) as u64,
+        serialize_u64(u64) as u64, serialize_u128(u128) as u128,
     }
     fn serialize_f32(self, v: f32) -> Done {
         self.serialize_f64(f64::from(v))
