@@ -75,6 +75,19 @@ fn duplicate_case_id_names_both_files() {
 }
 
 #[test]
+fn two_pages_at_one_url_name_both_files() {
+    // `about.md` is at /about/; a page whose slug says the same takes it again.
+    let site = SiteTest::fixture("minimal").write(
+        "content/also-about.md",
+        "+++\ntitle = \"Also about\"\nslug = \"about\"\n+++\n\nText.\n",
+    );
+    site.build()
+        .failure(1)
+        .stderr_has("content/also-about.md: the URL /about/ is also produced by content/about.md")
+        .stderr_has("hint: rename one of the files or give it a different `slug`");
+}
+
+#[test]
 fn bad_dates_are_reported() {
     // TOML itself rejects an impossible date.
     let site = SiteTest::fixture("minimal").edit(
