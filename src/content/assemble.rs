@@ -23,9 +23,16 @@ pub(super) fn assemble(
     let mut corpus = Corpus::default();
     let case_dir = config.cases.as_ref().map(|s| s.section.as_str());
     let mut section_index: BTreeMap<(String, String), usize> = BTreeMap::new();
-    let (section_files, page_files): (Vec<_>, Vec<_>) = parsed
-        .into_iter()
-        .partition(|p| p.kind == FileKind::SectionIndex);
+    // Into lists sized at once: partitioned into lists grown as they filled, 11,000 parsed
+    // files (most of a kilobyte each) were moved and faulted into fresh memory several times.
+    let mut section_files = Vec::new();
+    let mut page_files = Vec::with_capacity(parsed.len());
+    for p in parsed {
+        match p.kind {
+            FileKind::SectionIndex => section_files.push(p),
+            _ => page_files.push(p),
+        }
+    }
 
     for p in section_files {
         let mut meta = p.meta;

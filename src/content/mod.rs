@@ -413,7 +413,7 @@ fn load_with(
         }
     }
     let next = saved.map(|(saved, key)| to_keep(&saved, key, &markdown, &stamps, &results));
-    let mut parsed = Vec::new();
+    let mut parsed = Vec::with_capacity(results.len());
     let mut failed_keys = std::collections::HashSet::new();
     for ((r, _), (rel, _)) in results.into_iter().zip(&markdown) {
         match r {
