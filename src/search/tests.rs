@@ -220,6 +220,40 @@ fn deterministic() {
 }
 
 #[test]
+fn a_term_cache_gives_the_index_made_anew_and_forgets_a_dictionary_mostly_unused() {
+    let bytes = |i: &SearchIndex| {
+        (i.outputs.iter())
+            .map(|o| (o.path.clone(), o.read().unwrap().into_owned()))
+            .collect::<Vec<_>>()
+    };
+    let mut cache = TermCache::default();
+    let made = |inputs: &[LangInput], cache: &mut TermCache| {
+        let cached = build_cached(&config(), inputs, Some(cache));
+        assert_eq!(bytes(&cached), bytes(&build(&config(), inputs)));
+    };
+    let first = [input(vec![
+        doc("Case 1", "bruising of the wrists"),
+        doc("Case 2", "ligature marks on the neck"),
+    ])];
+    made(&first, &mut cache);
+    let words = cache.dictionary.len();
+    // An edit: its new words numbered after the others, the rest reused.
+    let edited = [input(vec![
+        doc("Case 1", "bruising of the wrists and ankles"),
+        doc("Case 2", "ligature marks on the neck"),
+    ])];
+    made(&edited, &mut cache);
+    assert!(cache.dictionary.len() > words);
+    assert_eq!(cache.dictionary.id_of("ankles"), Some(words as u32 + 1));
+    // Every document replaced: under half of the words still used, a new dictionary.
+    let other = [input(vec![doc("Other", "zebra")])];
+    made(&other, &mut cache);
+    assert_eq!((cache.docs.len(), cache.dictionary.len()), (0, 0));
+    made(&edited, &mut cache);
+    assert!(cache.dictionary.id_of("ankles").is_some());
+}
+
+#[test]
 fn a_saved_index_reads_back_whole_and_only_under_its_key() {
     let docs: Vec<Doc> = (0..300)
         .map(|i| doc(&format!("Case {i}"), &format!("alpha{} beta", i % 7)))
