@@ -28,9 +28,7 @@ impl Dictionary {
 
     /// The word numbered `id` (below `len`).
     pub(super) fn word(&self, id: u32) -> &str {
-        let id = id as usize;
-        let start = if id == 0 { 0 } else { self.ends[id - 1] };
-        &self.text[start as usize..self.ends[id] as usize]
+        word_in(&self.text, &self.ends, id)
     }
 
     /// The number of `word`, if it is here.
@@ -79,7 +77,8 @@ impl Dictionary {
     }
 }
 
-/// `Dictionary::word`, with its parts borrowed apart (for rehashing while the table grows).
+/// The word numbered `id` in `text` ending at `ends`: `Dictionary::word`, with its parts
+/// borrowed apart (for rehashing while the table grows).
 fn word_in<'t>(text: &'t str, ends: &[u32], id: u32) -> &'t str {
     let id = id as usize;
     let start = if id == 0 { 0 } else { ends[id - 1] };

@@ -51,21 +51,6 @@ pub(super) fn doc_terms(doc: &Doc, dictionary: &mut Dictionary) -> DocTerms {
     tokens(doc).numbered(dictionary)
 }
 
-/// A hash of everything `doc_terms` reads.
-pub(super) fn text_hash(doc: &Doc) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (
-        &doc.title,
-        &doc.identifiers,
-        &doc.fields,
-        &doc.names,
-        &doc.text,
-    )
-        .hash(&mut h);
-    h.finish()
-}
-
 pub(super) fn tokens(doc: &Doc) -> Tokens {
     let mut counts = TermCounts::default();
     let mut list = Terms::read(&doc.title);

@@ -44,7 +44,7 @@ use serde_json::json;
 use crate::config::{SearchConfig, SearchWeights};
 use crate::output::Output;
 use dictionary::Dictionary;
-use doc_terms::{DocTerms, Tokens, text_hash, tokens};
+use doc_terms::{DocTerms, Tokens, tokens};
 use encode::{push_fixed, push_varint, score_char};
 use files::{Entry, Files, Record, Runs, facet_codes, facet_slices, shard_runs, summary, to_json};
 use vocabulary::Vocabulary;
@@ -213,12 +213,13 @@ pub(crate) fn build(config: &SearchConfig, inputs: &[LangInput]) -> SearchIndex 
     build_cached(config, inputs, None)
 }
 
-/// Each document's terms from earlier builds (`casebook serve`), keyed by a hash of the
-/// document's searchable text, so a rebuild tokenizes only the documents that changed; and
-/// the dictionary their words are numbered in.
+/// Each document's terms from earlier builds (`casebook serve`), by the key of the text
+/// they were read from (`kept_terms::text_key`, as a one-shot build keeps them), so a
+/// rebuild tokenizes only the documents that changed; and the dictionary their words are
+/// numbered in.
 #[derive(Default)]
 pub(crate) struct TermCache {
-    docs: HashMap<u64, Arc<DocTerms>>,
+    docs: HashMap<u128, Arc<DocTerms>>,
     dictionary: Dictionary,
 }
 
@@ -240,7 +241,11 @@ pub(crate) fn build_cached(
     let TermCache { docs, dictionary } = cache;
     let mut seen = Vec::new();
     let index = build_with(config, inputs, dictionary, |input, dictionary| {
-        let keys: Vec<u64> = input.docs.par_iter().map(|d| text_hash(d)).collect();
+        let keys: Vec<u128> = input
+            .docs
+            .par_iter()
+            .map(|d| kept_terms::text_key(d))
+            .collect();
         let terms = terms_of_docs(&input.docs, dictionary, |i| docs.get(&keys[i]).cloned());
         seen.extend(keys.into_iter().zip(terms.iter().cloned()));
         terms
