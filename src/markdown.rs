@@ -28,6 +28,33 @@ pub(crate) struct Rendered {
     /// The text without markup, blocks separated by spaces, for the search index.
     #[serde(skip)]
     pub(crate) text: String,
+    /// Set on a stand-in for a page's markdown kept from the last build: its `html` and
+    /// `text` are left out (empty), and this is the `key` of what they were.
+    #[serde(skip)]
+    pub(crate) stand_in_for: Option<[u64; 2]>,
+}
+
+impl Rendered {
+    /// The HTML and summary, for a fingerprint: their bytes hashed as they are (in two
+    /// halves: a JSON value holds no number past 64 bits).
+    pub(crate) fn key(&self) -> [u64; 2] {
+        if let Some(key) = self.stand_in_for {
+            return key;
+        }
+        let mut h = crate::hashing::Hasher::default();
+        h.text(&self.html);
+        match &self.summary {
+            Some(summary) => h.text(summary),
+            None => h.number(u64::MAX),
+        }
+        let key = h.digest();
+        [(key >> 64) as u64, key as u64]
+    }
+
+    /// Whether this is the whole of the markdown, not a stand-in.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.stand_in_for.is_none()
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -229,6 +256,7 @@ pub(crate) fn render(
         toc: nest(headings),
         word_count,
         text: plain.trim_end().to_string(),
+        stand_in_for: None,
     }
 }
 

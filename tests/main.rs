@@ -20,6 +20,7 @@ mod i18n;
 mod images;
 mod import;
 mod import_bounded;
+mod kept_pages;
 mod kept_parses;
 mod layers;
 mod links;

@@ -9,6 +9,7 @@ pub(crate) mod case;
 pub(crate) mod front_matter;
 mod listing;
 pub(crate) mod meta;
+mod page_key;
 mod parse;
 mod patch;
 pub(crate) mod photos;

@@ -11,6 +11,7 @@ mod context;
 mod facets;
 pub(crate) mod fingerprint;
 pub(crate) mod incremental;
+pub(crate) mod kept_pages;
 mod link_cache;
 mod paginator;
 mod prepare;
@@ -35,7 +36,7 @@ pub(crate) use facets::{Facet, FacetValue};
 pub(crate) use fingerprint::Unchanged;
 pub(crate) use link_cache::{FILE as LINK_CACHE_FILE, LinkCache};
 pub(crate) use paginator::paginated_path;
-pub(crate) use prepare::{Prepared, Reuse, markdown_link_errors, prepare};
+pub(crate) use prepare::{Prepared, Reuse, markdown_link_errors, prepare, prepare_keeping};
 use views::ViewContext;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -303,7 +304,8 @@ impl<'a> Renderer<'a> {
             Job::Page(i) => {
                 let p = &corpus.pages[*i];
                 let mut ctx = shared.context(lang, url_path, &views.translations(&p.meta), hashing);
-                ctx.insert("page", &views.page(&p.meta, &prepared.page_md[*i], Some(p)));
+                let markdown = prepared.markdown_of(*i, !hashing, config, corpus);
+                ctx.insert("page", &views.page(&p.meta, markdown, Some(p)));
                 let s = &corpus.sections[p.section];
                 ctx.insert(
                     "section",

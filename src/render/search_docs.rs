@@ -14,22 +14,23 @@ use crate::images::ImageSet;
 use crate::markdown::Rendered;
 use crate::search::{Doc, FacetEntry, FacetTable, LangInput};
 
-/// Every page as a search document; pages that `reuse` (earlier documents, and which pages
-/// changed) knows unchanged are taken from it.
+/// Every page as a search document; a page's document that `earlier` has (made by an
+/// earlier build for the same page) is taken from it.
 pub(super) fn page_docs(
     config: &Config,
     corpus: &Corpus,
     images: &ImageSet,
     page_md: &[Arc<Rendered>],
-    reuse: Option<(&[Arc<Doc>], &[bool])>,
+    earlier: impl Fn(usize) -> Option<Arc<Doc>> + Sync,
 ) -> Vec<Arc<Doc>> {
     corpus
         .pages
         .par_iter()
         .enumerate()
-        .map(|(i, p)| match reuse {
-            Some((docs, changed)) if !changed[i] => docs[i].clone(),
-            _ => Arc::new(doc(config, corpus, images, &p.meta, &page_md[i], Some(p))),
+        .map(|(i, p)| {
+            earlier(i).unwrap_or_else(|| {
+                Arc::new(doc(config, corpus, images, &p.meta, &page_md[i], Some(p)))
+            })
         })
         .collect()
 }

@@ -412,7 +412,7 @@ impl<'a> ViewContext<'a> {
             extra: &meta.extra,
             content: if self.hashing { "" } else { &rendered.html },
             summary: rendered.summary.as_deref().filter(|_| !self.hashing),
-            markdown_of: self.hashing.then(|| markdown_key(rendered)),
+            markdown_of: self.hashing.then(|| rendered.key()),
             toc: &rendered.toc,
             word_count: rendered.word_count,
             reading_time: rendered.word_count.div_ceil(200).max(1),
@@ -536,19 +536,6 @@ impl<'a> ViewContext<'a> {
             case_of,
         }
     }
-}
-
-/// A page's markdown as HTML, and its summary, for a fingerprint: their bytes hashed as
-/// they are (in two halves: a JSON value holds no number past 64 bits).
-fn markdown_key(rendered: &Rendered) -> [u64; 2] {
-    let mut h = crate::hashing::Hasher::default();
-    h.text(&rendered.html);
-    match &rendered.summary {
-        Some(summary) => h.text(summary),
-        None => h.number(u64::MAX),
-    }
-    let key = h.digest();
-    [(key >> 64) as u64, key as u64]
 }
 
 #[cfg(test)]

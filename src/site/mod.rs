@@ -408,7 +408,10 @@ impl Session {
                     changed_pages: pages,
                 }),
             )?),
-            _ => Arc::new(render::prepare(&config, &corpus, &images, None)?),
+            _ => {
+                let publishing = self.publishing.as_mut().filter(|_| !self.incremental);
+                Arc::new(whole::prepare_kept(&config, &corpus, &images, publishing)?)
+            }
         };
         watch.lap("prepare");
         // A one-shot build makes the search index now, while what it is made from is fresh

@@ -9,10 +9,39 @@ use crate::config::Config;
 use crate::content::Corpus;
 use crate::error::{Diagnostic, Diagnostics, Result};
 use crate::hashing::casebook_identity;
+use crate::images::ImageSet;
 use crate::output::Output;
 use crate::output::sealed::Unsealed;
 use crate::render::Prepared;
 use crate::search::{self, SearchIndex, TermCache};
+
+/// The site prepared for a one-shot build, with what the last build into the output folder
+/// `publishing` names kept of each page (`render::kept_pages`), and keeping this build's
+/// for the next: sealed like the search caches, or in a first build kept to seal once the
+/// folder is written.
+pub(super) fn prepare_kept(
+    config: &Config,
+    corpus: &Corpus,
+    images: &ImageSet,
+    publishing: Option<&mut super::Publishing>,
+) -> Result<Prepared> {
+    use crate::output::sealed;
+    use crate::render::kept_pages::{FILE, KeptPages};
+    let Some(publishing) = publishing else {
+        return crate::render::prepare(config, corpus, images, None);
+    };
+    let file = super::cache_file(config, FILE);
+    let bytes = sealed::load(&file, &publishing.out).unwrap_or_default();
+    let key = crate::content::saved::key(config);
+    let kept = KeptPages::parse(&bytes, key);
+    let (prepared, keep) = crate::render::prepare_keeping(config, corpus, images, &kept, key)?;
+    if let Some(keep) = keep {
+        // A cache: a build that cannot save it is only slower next time.
+        let unsealed = sealed::save_or_defer(&file, &publishing.out, &keep);
+        publishing.unsealed.extend(unsealed);
+    }
+    Ok(prepared)
+}
 
 /// The search index of the prepared site; `terms` (serve) keeps each document's terms for
 /// the next build.
