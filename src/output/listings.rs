@@ -9,8 +9,9 @@
 //! can set, so listings that came with a site never match its folders. A name that is
 //! recorded and gone stops the walk (`None`), which then records nothing.
 
-use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
+
+use super::stat::EntryStat;
 
 use crate::cache_file::{Reader, Writer};
 
@@ -97,16 +98,16 @@ impl<'a> Kept<'a> {
 }
 
 /// Every stat field that changes with an entry's content or identity.
-pub(crate) fn full_stamp(meta: &std::fs::Metadata) -> [u8; 56] {
+pub(crate) fn full_stamp(meta: &EntryStat) -> [u8; 56] {
     let mut stamp = [0u8; 56];
     for (i, n) in [
-        meta.dev(),
-        meta.ino(),
-        meta.size(),
-        meta.mtime() as u64,
-        meta.mtime_nsec() as u64,
-        meta.ctime() as u64,
-        meta.ctime_nsec() as u64,
+        meta.dev,
+        meta.ino,
+        meta.size,
+        meta.mtime as u64,
+        meta.mtime_nsec as u64,
+        meta.ctime as u64,
+        meta.ctime_nsec as u64,
     ]
     .into_iter()
     .enumerate()
@@ -141,7 +142,9 @@ pub(crate) fn root_name(root: &Path) -> String {
 
 /// The stamp of the folder `root` itself.
 pub(crate) fn root_stamp(root: &Path) -> Option<[u8; 56]> {
-    std::fs::symlink_metadata(root).ok().map(|m| full_stamp(&m))
+    std::fs::symlink_metadata(root)
+        .ok()
+        .map(|m| full_stamp(&EntryStat::from(&m)))
 }
 
 /// The file that keeps `listings` of the folders below `root`.

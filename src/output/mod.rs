@@ -17,6 +17,7 @@ mod recovery_tests;
 mod seal;
 pub(crate) mod sealed;
 mod stage;
+pub(crate) mod stat;
 pub(crate) mod up_to_date;
 mod write;
 

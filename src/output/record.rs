@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::stat::{Below, EntryStat, Folder};
 use super::{Data, Output, PathMap, PathSet, listings};
 use crate::cache_file::{Reader, Writer};
 use crate::error::{Diagnostic, Error, Result};
@@ -34,16 +35,17 @@ pub(crate) struct Stamp {
 
 impl Stamp {
     pub(crate) fn of(meta: &std::fs::Metadata) -> Stamp {
-        let (secs, nanos) = match meta.modified().ok().map(|t| {
-            t.duration_since(std::time::UNIX_EPOCH)
-                .map(|d| (d.as_secs() as i64, d.subsec_nanos()))
-        }) {
-            Some(Ok(t)) => t,
-            // Before 1970, or no time at all: never equal to a recorded stamp.
+        Stamp::of_stat(&EntryStat::from(meta))
+    }
+
+    pub(crate) fn of_stat(meta: &EntryStat) -> Stamp {
+        let (secs, nanos) = match u32::try_from(meta.mtime_nsec) {
+            Ok(nanos) if meta.mtime >= 0 && nanos < 1_000_000_000 => (meta.mtime, nanos),
+            // Before 1970: never equal to a recorded stamp.
             _ => (i64::MIN, u32::MAX),
         };
         Stamp {
-            size: meta.len(),
+            size: meta.size,
             secs,
             nanos,
         }
@@ -122,7 +124,9 @@ impl Prior {
         };
         let mut found = Found::default();
         let root_stamp = listings::root_stamp(out);
-        super::in_io_pool(|| scan(&how, "", root_stamp, &mut prior, &mut found))?;
+        let root = Folder::open(out).map_err(|e| Error::io(out, e))?;
+        let below = Below::root(&root);
+        super::in_io_pool(|| scan(&how, "", root_stamp, below, &mut prior, &mut found))?;
         if listings::worth_saving(found.listed, found.listings.len()) {
             // A cache: one that cannot be saved only means the next scan lists every folder.
             let _ =
@@ -197,11 +201,19 @@ fn scan(
     how: &Scan,
     rel: &str,
     stamp: Option<listings::DirStamp>,
+    below: Below,
     prior: &mut Prior,
     found: &mut Found,
 ) -> Result<()> {
     let kept = stamp.as_ref().and_then(|s| how.kept.names(rel, s));
-    let from_kept = kept.and_then(|names| kept_entries(how.out, rel, &names));
+    // A wide folder's entries are stated from the folder itself; those of the folders in
+    // it from it too.
+    let wide = kept
+        .as_ref()
+        .filter(|names| names.len() >= listings::PARALLEL_STATS)
+        .and_then(|_| Folder::open(&how.out.join(rel)).ok());
+    let below = wide.as_ref().map_or(below, |folder| Below::at(folder, rel));
+    let from_kept = kept.and_then(|names| kept_entries(below, rel, &names));
     let listed_anew = from_kept.is_none();
     let entries = match from_kept {
         Some(entries) => entries,
@@ -227,7 +239,7 @@ fn scan(
         .par_iter()
         .map(|(sub, stamp)| {
             let mut part = (Prior::default(), Found::default());
-            scan(how, sub, *stamp, &mut part.0, &mut part.1).map(|()| part)
+            scan(how, sub, *stamp, below, &mut part.0, &mut part.1).map(|()| part)
         })
         .collect::<Result<_>>()?;
     prior.dirs.extend(subdirs.into_iter().map(|(sub, _)| sub));
@@ -243,10 +255,8 @@ fn scan(
 
 /// The entries of `out/rel` as its kept listing names them, each looked at again; `None`
 /// if one is gone (the folder is then listed).
-fn kept_entries(out: &Path, rel: &str, names: &[&str]) -> Option<Listed> {
-    let dir = out.join(rel);
-    let metas =
-        listings::look_at_each(names, |name| std::fs::symlink_metadata(dir.join(name)).ok())?;
+fn kept_entries(below: Below, rel: &str, names: &[&str]) -> Option<Listed> {
+    let metas = listings::look_at_each(names, |name| below.stat(&join(rel, name)).ok())?;
     let mut entries = Listed::default();
     for (name, meta) in names.iter().zip(metas) {
         let path = join(rel, name);
@@ -255,7 +265,7 @@ fn kept_entries(out: &Path, rel: &str, names: &[&str]) -> Option<Listed> {
                 .subdirs
                 .push((path, Some(listings::full_stamp(&meta))));
         } else {
-            entries.files.push((path, Stamp::of(&meta)));
+            entries.files.push((path, Stamp::of_stat(&meta)));
         }
         entries.names.push(name.to_string());
     }
@@ -277,7 +287,7 @@ fn list(out: &Path, rel: &str, prior: &mut Prior) -> Result<Listed> {
         let kind = entry.file_type().map_err(|e| Error::io(&entry.path(), e))?;
         if kind.is_dir() {
             // The folder's own stamp, so that its listing can be kept (below).
-            let stamp = entry.metadata().ok().map(|m| listings::full_stamp(&m));
+            let stamp = (entry.metadata().ok()).map(|m| listings::full_stamp(&EntryStat::from(&m)));
             entries.subdirs.push((path, stamp));
         } else {
             let meta = entry.metadata().map_err(|e| Error::io(&entry.path(), e))?;
@@ -427,7 +437,17 @@ mod tests {
             settled: Some(std::time::Duration::MAX),
         };
         let (mut prior, mut found) = (Prior::default(), Found::default());
-        scan(&how, "", listings::root_stamp(out), &mut prior, &mut found).unwrap();
+        let root = Folder::open(out).unwrap();
+        let below = Below::root(&root);
+        scan(
+            &how,
+            "",
+            listings::root_stamp(out),
+            below,
+            &mut prior,
+            &mut found,
+        )
+        .unwrap();
         (prior, found)
     }
 

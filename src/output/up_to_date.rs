@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use super::beside::Beside;
 use super::listings::{self, change_time, full_stamp};
 use super::record::Stamp;
+use super::stat::{Below, EntryStat, Folder};
 use crate::cache_file::{Reader, Writer};
 
 /// The record's file, in the cache folder.
@@ -89,7 +90,14 @@ fn tree(
         settled: Some(settled),
     };
     let mut found = Found::default();
-    walk(&walk_with, "", listings::root_stamp(dir), &mut found)?;
+    let root = Folder::open(dir).ok()?;
+    walk(
+        &walk_with,
+        "",
+        listings::root_stamp(dir),
+        Below::root(&root),
+        &mut found,
+    )?;
     let Found {
         entries: mut stamps,
         listings,
@@ -133,7 +141,7 @@ type TreeWalk = (
 struct Walk<'a, S> {
     root: &'a Path,
     skip: &'a [&'a Path],
-    stamp: &'a (dyn Fn(&std::fs::Metadata) -> Option<S> + Sync),
+    stamp: &'a (dyn Fn(&EntryStat) -> Option<S> + Sync),
     kept: &'a listings::Kept<'a>,
     settled: Option<std::time::Duration>,
 }
@@ -163,6 +171,7 @@ fn walk<S: Send>(
     w: &Walk<S>,
     rel: &str,
     stamp: Option<[u8; 56]>,
+    below: Below,
     found: &mut Found<S>,
 ) -> Option<()> {
     let dir = w.root.join(rel);
@@ -185,10 +194,17 @@ fn walk<S: Send>(
             (names, Some(listed))
         }
     };
+    // A wide folder's entries are stated from the folder itself; those of the folders in
+    // it from it too.
+    let wide = (listed.is_none() && names.len() >= listings::PARALLEL_STATS)
+        .then(|| Folder::open(&dir).ok())
+        .flatten();
+    let below = wide.as_ref().map_or(below, |folder| Below::at(folder, rel));
     let stat = |&i: &usize| {
         let meta = match &listed {
-            Some(listed) => listed[i].metadata(),
-            None => std::fs::symlink_metadata(dir.join(&names[i])),
+            Some(listed) => listed[i].metadata().map(|m| EntryStat::from(&m)),
+            None if rel.is_empty() => below.stat(&names[i]),
+            None => below.stat(&format!("{rel}/{}", names[i])),
         };
         Some((names[i].clone(), meta.ok()?))
     };
@@ -201,11 +217,10 @@ fn walk<S: Send>(
         } else {
             format!("{rel}/{name}")
         };
-        let kind = meta.file_type();
-        if kind.is_symlink() {
+        if meta.is_symlink() {
             return None;
         }
-        if kind.is_dir() {
+        if meta.is_dir() {
             subdirs.push((path.clone(), full_stamp(&meta)));
         }
         if let Some(s) = (w.stamp)(&meta) {
@@ -222,7 +237,7 @@ fn walk<S: Send>(
         .par_iter()
         .map(|(sub, stamp)| {
             let mut part = Found::default();
-            walk(w, sub, Some(*stamp), &mut part).map(|()| part)
+            walk(w, sub, Some(*stamp), below, &mut part).map(|()| part)
         })
         .collect::<Option<_>>()?;
     for part in below {
@@ -252,14 +267,21 @@ fn output_digest(out: &Path, kept_file: &Path) -> Option<Digest32> {
     let out_name = listings::root_name(out);
     let kept = listings::Kept::parse(&kept_bytes, &out_name);
     let mut found = Found::default();
+    let root = Folder::open(out).ok()?;
     let walk_with = Walk {
         root: out,
         skip: &[],
-        stamp: &|meta| (!meta.is_dir()).then(|| Stamp::of(meta)),
+        stamp: &|meta| (!meta.is_dir()).then(|| Stamp::of_stat(meta)),
         kept: &kept,
         settled: listings::settled_now(),
     };
-    walk(&walk_with, "", listings::root_stamp(out), &mut found)?;
+    walk(
+        &walk_with,
+        "",
+        listings::root_stamp(out),
+        Below::root(&root),
+        &mut found,
+    )?;
     if listings::worth_saving(found.listed, found.listings.len()) {
         // A cache: one that cannot be saved only means the next check lists every folder.
         let _ = super::save_atomically(kept_file, &listings::encode(&out_name, &found.listings));
@@ -378,7 +400,11 @@ mod tests {
         // A kept listing stands for its folder while the stamp holds: one that leaves a file
         // out (which no real change can make) is what the walk goes by.
         let name = root.to_string_lossy();
-        let stamp = |rel: &str| full_stamp(&std::fs::symlink_metadata(root.join(rel)).unwrap());
+        let stamp = |rel: &str| {
+            full_stamp(&EntryStat::from(
+                &std::fs::symlink_metadata(root.join(rel)).unwrap(),
+            ))
+        };
         let forged = |root: &str| {
             listings::encode(
                 root,

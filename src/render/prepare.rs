@@ -99,7 +99,12 @@ fn prepare_from(
         Earlier::Reuse(reuse) => Some(reuse),
         _ => None,
     };
-    let (section_md, pages) = render_markdown(config, corpus, &earlier)?;
+    // The facets are counted on one core: beside the markdown, not after it.
+    let (markdown, facets) = rayon::join(
+        || render_markdown(config, corpus, &earlier),
+        || facets::compute(config, corpus),
+    );
+    let (section_md, pages) = markdown?;
     let released = super::cite::released(corpus);
     let views = ViewContext {
         config,
@@ -128,7 +133,6 @@ fn prepare_from(
             _ => false,
         })
         .collect();
-    let facets = facets::compute(config, corpus);
     let page_md: Vec<Arc<Rendered>> = pages.iter().map(|p| p.markdown.clone()).collect();
     let search_docs = search_docs::page_docs(config, corpus, images, &page_md, |i| {
         match (&pages[i].doc, reuse) {
