@@ -136,7 +136,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         }
         let record = site::cache_file(&built.config, output::RECORD_FILE);
         let staged = publishing.stage.map(output::Stage::finish).transpose()?;
-        let written = output::write(&files, prior, &publishing.fingerprints, &record, staged)?;
+        let (fingerprints, digests) = (&publishing.fingerprints, &publishing.digests);
+        let written = output::write(&files, prior, fingerprints, digests, &record, staged)?;
         files_written = Some(written.files);
         for unsealed in std::mem::take(&mut publishing.unsealed) {
             unsealed.seal(&out);

@@ -28,7 +28,7 @@ pub(crate) use beside::{Lock, Recovery, recover};
 pub(crate) use names::{WINDOWS_WHY, unportable_name, unportable_paths, unportable_sources};
 pub(crate) use record::{FILE as RECORD_FILE, Fingerprint, Prior};
 pub(crate) use stage::Stage;
-pub(crate) use write::write;
+pub(crate) use write::{Digests, write};
 
 /// Threads for filesystem work: creating files and folders mostly waits on the disk, so
 /// more threads than cores keep it busy (measured: 3 to 4 times faster than one per core).

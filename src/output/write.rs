@@ -44,18 +44,27 @@ pub(crate) fn write(
     outputs: &[&Output],
     prior: &Prior,
     fingerprints: &PathMap<Fingerprint>,
+    digests: &Digests,
     record_file: &Path,
     staged: Option<Staged>,
 ) -> Result<Written> {
     in_io_pool(|| {
         let mut watch = Stopwatch::start();
         let (mut entries, changed) = if prior.exists {
-            update(outputs, prior, fingerprints, record_file, &mut watch)?
+            update(
+                outputs,
+                prior,
+                fingerprints,
+                digests,
+                record_file,
+                &mut watch,
+            )?
         } else {
             let entries = create(
                 outputs,
                 &prior.out,
                 fingerprints,
+                digests,
                 record_file,
                 staged,
                 &mut watch,
@@ -87,6 +96,7 @@ fn create<'a>(
     outputs: &[&'a Output],
     out: &Path,
     fingerprints: &PathMap<Fingerprint>,
+    digests: &Digests,
     record_file: &Path,
     staged: Option<Staged>,
     watch: &mut Stopwatch,
@@ -106,7 +116,7 @@ fn create<'a>(
     let entries = outputs
         .par_iter()
         .map(|o| {
-            let (target, sha256) = (beside.staging.join(&o.path), digest(o)?);
+            let (target, sha256) = (beside.staging.join(&o.path), digest(o, digests)?);
             let stamp = match &o.data {
                 Data::Staged { .. } => *staged.stamps.get(&o.path).ok_or_else(|| {
                     Error::io(
@@ -144,13 +154,14 @@ fn update<'a>(
     outputs: &[&'a Output],
     prior: &Prior,
     fingerprints: &PathMap<Fingerprint>,
+    digests: &Digests,
     record_file: &Path,
     watch: &mut Stopwatch,
 ) -> Result<(Vec<(&'a str, Entry)>, usize)> {
     let beside = Beside::of(&prior.out);
     let planned: Vec<(Step, [u8; 32])> = outputs
         .par_iter()
-        .map(|o| plan(o, prior))
+        .map(|o| plan(o, prior, digests))
         .collect::<Result<_>>()?;
     watch.lap("write: compare");
     let wanted: rustc_hash::FxHashSet<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
@@ -286,7 +297,7 @@ fn commit_and_apply(
 }
 
 /// Whether an output's published copy is already right, and its SHA-256.
-fn plan(o: &Output, prior: &Prior) -> Result<(Step, [u8; 32])> {
+fn plan(o: &Output, prior: &Prior, digests: &Digests) -> Result<(Step, [u8; 32])> {
     let trusted = prior.trusted.get(&o.path);
     let on_disk = prior.files.get(&o.path);
     if let Data::Published { .. } = &o.data {
@@ -300,7 +311,7 @@ fn plan(o: &Output, prior: &Prior) -> Result<(Step, [u8; 32])> {
         })?;
         return Ok((Step::Keep(entry.stamp), entry.sha256));
     }
-    let sha256 = digest(o)?;
+    let sha256 = digest(o, digests)?;
     if let Some(entry) = trusted.filter(|e| e.sha256 == sha256) {
         return Ok((Step::Keep(entry.stamp), sha256));
     }
@@ -327,14 +338,22 @@ fn plan(o: &Output, prior: &Prior) -> Result<(Step, [u8; 32])> {
     Ok((if same { Step::Keep(stamp) } else { Step::Write }, sha256))
 }
 
-/// The SHA-256 of an output's bytes: known for cache files and published pages.
-fn digest(o: &Output) -> Result<[u8; 32]> {
+/// The SHA-256 of bytes this build has already hashed (for the manifest), with their size,
+/// by output path: a site's files are not hashed twice.
+pub(crate) type Digests = PathMap<(u64, [u8; 32])>;
+
+/// The SHA-256 of an output's bytes: known for cache files and published pages, and for
+/// bytes among `digests` (of the same size).
+fn digest(o: &Output, digests: &Digests) -> Result<[u8; 32]> {
     let known = match &o.data {
         Data::Cached { sha256, .. }
         | Data::Published { sha256, .. }
         | Data::Staged { sha256, .. } => Some(sha256),
         Data::Copy(c) => Some(&c.sha256),
-        Data::Bytes(_) => None,
+        Data::Bytes(bytes) => match digests.get(&o.path) {
+            Some((size, sha256)) if *size == bytes.len() as u64 => return Ok(*sha256),
+            _ => None,
+        },
     };
     if let Some(sha256) = known.and_then(|h| crate::hashing::unhex(h)) {
         return Ok(sha256);
@@ -406,11 +425,33 @@ mod tests {
             &outputs.iter().collect::<Vec<_>>(),
             &prior,
             &PathMap::default(),
+            &Digests::default(),
             record,
             None,
         )
         .unwrap();
         contents(out)
+    }
+
+    #[test]
+    fn bytes_the_manifest_hashed_are_not_hashed_again_unless_their_size_differs() {
+        let page = Output::bytes("index.html", "home");
+        let made = |o: &Output| digest(o, &Digests::default()).unwrap();
+        let actual: [u8; 32] = Sha256::digest(b"home").into();
+        assert_eq!(made(&page), actual);
+        let stand_in = [7u8; 32];
+        let known: Digests = [("index.html".to_string(), (4, stand_in))]
+            .into_iter()
+            .collect();
+        assert_eq!(digest(&page, &known).unwrap(), stand_in);
+        let other_size: Digests = [("index.html".to_string(), (5, stand_in))]
+            .into_iter()
+            .collect();
+        assert_eq!(digest(&page, &other_size).unwrap(), actual);
+        let elsewhere: Digests = [("about.html".to_string(), (4, stand_in))]
+            .into_iter()
+            .collect();
+        assert_eq!(digest(&page, &elsewhere).unwrap(), actual);
     }
 
     fn contents(dir: &Path) -> Vec<(String, String)> {

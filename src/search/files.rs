@@ -134,12 +134,8 @@ pub(super) fn shard_runs<'a>(
     if !current.1.is_empty() || (runs.is_empty() && kind == Runs::Terms) {
         runs.push(current);
     }
-    let hash = files.add_set(
-        kind.prefix(),
-        runs.par_iter().map(|run| to_json(&run.1)).collect(),
-    );
-    let positions = (kind == Runs::Terms)
-        .then(|| files.add_set("p", runs.par_iter().map(|run| to_json(&run.2)).collect()));
+    let hash = files.add_set(kind.prefix(), runs.len(), |i| &runs[i].1);
+    let positions = (kind == Runs::Terms).then(|| files.add_set("p", runs.len(), |i| &runs[i].2));
     Shards {
         first: runs.iter().map(|run| run.0.to_string()).collect(),
         hash,
@@ -297,21 +293,26 @@ impl Files {
     /// Adds a script registering `data` under `name`; returns its file name
     /// (`t3.1a2b3c4d5e.js`).
     pub(super) fn add(&mut self, name: &str, data: &(impl serde::Serialize + ?Sized)) -> String {
-        let (file, output) = script_file(&self.dir, name, &to_json(data));
+        let (file, output) = script_file(&self.dir, name, script(name, data));
         self.outputs.push(output);
         file
     }
 
-    /// Adds a set of scripts, `<prefix><i>` registering `json[i]`, named by volumes of
-    /// `VOLUME` files: each file by one hash of its volume's files (`t3.1a2b3c4d5e.js`). The
-    /// meta then names a thousand files with a few hashes, and a change renames the files of
-    /// its volume only. Returns the volumes' hashes, one after another.
-    pub(super) fn add_set(&mut self, prefix: &str, json: Vec<String>) -> String {
+    /// Adds a set of scripts, `<prefix><i>` registering `data(i)` for each `i` below
+    /// `count`, named by volumes of `VOLUME` files: each file by one hash of its volume's
+    /// files (`t3.1a2b3c4d5e.js`). The meta then names a thousand files with a few hashes,
+    /// and a change renames the files of its volume only. Returns the volumes' hashes, one
+    /// after another.
+    pub(super) fn add_set<T: serde::Serialize>(
+        &mut self,
+        prefix: &str,
+        count: usize,
+        data: impl Fn(usize) -> T + Sync,
+    ) -> String {
         use sha2::Digest;
-        let bodies: Vec<String> = json
-            .par_iter()
-            .enumerate()
-            .map(|(i, json)| script_body(&format!("{prefix}{i}"), json))
+        let bodies: Vec<String> = (0..count)
+            .into_par_iter()
+            .map(|i| script(&format!("{prefix}{i}"), &data(i)))
             .collect();
         let hashes: Vec<String> = bodies
             .par_chunks(VOLUME)
@@ -332,11 +333,10 @@ impl Files {
     }
 }
 
-/// `search/en/t3.1a2b3c4d5e.js`, a script registering `json` under `name`; returns the file
-/// name (`t3.1a2b3c4d5e.js`) and the output.
-pub(super) fn script_file(dir: &str, name: &str, json: &str) -> (String, Output) {
+/// `search/en/t3.1a2b3c4d5e.js`, the script `body` registering data under `name`; returns
+/// the file name (`t3.1a2b3c4d5e.js`) and the output.
+pub(super) fn script_file(dir: &str, name: &str, body: String) -> (String, Output) {
     use sha2::Digest;
-    let body = script_body(name, json);
     let hash = crate::hashing::hex(&sha2::Sha256::digest(body.as_bytes()));
     let file = format!("{name}.{}.js", &hash[..10]);
     (
@@ -345,16 +345,15 @@ pub(super) fn script_file(dir: &str, name: &str, json: &str) -> (String, Output)
     )
 }
 
-/// The script registering `json` under `name`.
-fn script_body(name: &str, json: &str) -> String {
-    format!(
-        "casebook.search.add({},{json});\n",
-        serde_json::to_string(name).expect("a string serialises"),
-    )
-}
-
-/// Index files are written straight from their Rust values (tuples, strings), without a
-/// `serde_json::Value` tree in between: at archive scale that tree was a tenth of the build.
-pub(super) fn to_json(data: &(impl serde::Serialize + ?Sized)) -> String {
-    serde_json::to_string(data).expect("index data serialises")
+/// The script registering `data` under `name`. The JSON is written straight from the Rust
+/// values (tuples, strings), without a `serde_json::Value` tree in between (at archive scale
+/// that tree was a tenth of the build), and in place: an index's files are megabytes, not
+/// copied once more.
+pub(super) fn script(name: &str, data: &(impl serde::Serialize + ?Sized)) -> String {
+    let mut body = b"casebook.search.add(".to_vec();
+    serde_json::to_writer(&mut body, name).expect("a string serialises");
+    body.push(b',');
+    serde_json::to_writer(&mut body, data).expect("index data serialises");
+    body.extend_from_slice(b");\n");
+    String::from_utf8(body).expect("JSON is UTF-8")
 }

@@ -46,7 +46,7 @@ use crate::output::Output;
 use dictionary::Dictionary;
 use doc_terms::{DocTerms, Tokens, tokens};
 use encode::{push_fixed, push_varint, score_char};
-use files::{Entry, Files, Record, Runs, facet_codes, facet_slices, shard_runs, summary, to_json};
+use files::{Entry, Files, Record, Runs, facet_codes, facet_slices, shard_runs, summary};
 use vocabulary::Vocabulary;
 
 /// At most this many document chunks per language, whatever the size of the archive.
@@ -445,23 +445,16 @@ fn build_language(
 
     // Document chunks: a result costs about its chunk, so they are small.
     let per_chunk = n.div_ceil(MAX_CHUNKS).max(MIN_CHUNK_DOCS);
-    let chunks = files.add_set(
-        "d",
-        input
-            .docs
-            .par_chunks(per_chunk)
-            .map(|docs| {
-                let records: Vec<_> = docs
-                    .iter()
-                    .map(|d| Record {
-                        doc: d,
-                        summary: summary(&d.summary),
-                    })
-                    .collect();
-                to_json(&records)
+    let doc_chunks: Vec<&[Arc<Doc>]> = input.docs.chunks(per_chunk).collect();
+    let chunks = files.add_set("d", doc_chunks.len(), |i| {
+        let records: Vec<_> = (doc_chunks[i].iter())
+            .map(|d| Record {
+                doc: d,
+                summary: summary(&d.summary),
             })
-            .collect(),
-    );
+            .collect();
+        records
+    });
 
     // Facets: each document's values as one mixed-radix number per group of facets.
     // The whole file for a query that finds documents all over the index (or browses by
@@ -471,10 +464,8 @@ fn build_language(
         (serde_json::Value::Null, None)
     } else {
         let codes: Vec<&str> = groups.iter().map(|g| g.1.as_str()).collect();
-        let slices = facet_slices(&groups, n).map(|(per, slices)| {
-            let json = slices.iter().map(to_json).collect();
-            (per, files.add_set("f", json))
-        });
+        let slices = facet_slices(&groups, n)
+            .map(|(per, slices)| (per, files.add_set("f", slices.len(), |i| &slices[i])));
         (json!(files.add("facets", &codes)), slices)
     };
 

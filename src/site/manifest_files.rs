@@ -44,6 +44,9 @@ pub(super) fn make(
         release::withdrawn_records(state),
         hashes,
     )?;
+    if let Some(publishing) = publishing.as_deref_mut() {
+        publishing.digests = hashed_bytes(&listed, &manifest.files);
+    }
     watch.lap("manifest");
     // A one-shot build leaves the published manifest as it is when nothing in it changed.
     let prior = publishing.as_ref().and_then(|p| p.prior.as_ref());
@@ -107,4 +110,16 @@ pub(super) fn make(
     }
     watch.lap("release files");
     Ok(())
+}
+
+/// The SHA-256 the manifest made of each of `listed` that is bytes in memory (`records`,
+/// in the same order), which the write step would otherwise make again.
+fn hashed_bytes(listed: &[&Output], records: &[crate::integrity::FileRecord]) -> output::Digests {
+    (listed.iter().zip(records))
+        .filter(|(o, r)| matches!(o.data, output::Data::Bytes(_)) && o.path == r.path)
+        .filter_map(|(o, r)| {
+            let sha256 = crate::hashing::unhex(&r.sha256)?;
+            Some((o.path.clone(), (r.size, sha256)))
+        })
+        .collect()
 }

@@ -21,6 +21,8 @@ pub(crate) struct Publishing {
     pub(crate) prior: Option<output::Prior>,
     /// Each rendered page's fingerprint, by output path.
     pub(crate) fingerprints: output::PathMap<output::Fingerprint>,
+    /// The SHA-256 of the files the manifest hashed, for the write step.
+    pub(crate) digests: output::Digests,
     /// A new output folder's pages, written while the build goes on.
     pub(crate) stage: Option<output::Stage>,
     /// Held from before the folder is looked at until the build ends.
