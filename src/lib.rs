@@ -139,7 +139,11 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let (fingerprints, digests) = (&publishing.fingerprints, &publishing.digests);
         let written = output::write(&files, prior, fingerprints, digests, &record, staged)?;
         files_written = Some(written.files);
-        for unsealed in std::mem::take(&mut publishing.unsealed) {
+        let saved = std::mem::take(&mut publishing.saving).into_iter();
+        for unsealed in std::mem::take(&mut publishing.unsealed)
+            .into_iter()
+            .chain(saved.filter_map(output::sealed::Saving::finish))
+        {
             unsealed.seal(&out);
         }
         if let Some((tokens, received)) = publishing.tokens.take() {

@@ -34,6 +34,8 @@ pub(crate) struct Publishing {
     pub(crate) content_files: Option<crate::content::WalkedFiles>,
     /// Caches kept before the output folder existed (a first build), to seal once written.
     pub(crate) unsealed: Vec<output::sealed::Unsealed>,
+    /// Caches being saved on threads of their own (`output::sealed::save_or_defer_aside`).
+    pub(crate) saving: Vec<output::sealed::Saving>,
 }
 
 impl super::Session {

@@ -56,7 +56,8 @@ pub(super) fn search_index(
 
 /// The search index of a one-shot build, made with the caches the last build into the
 /// output folder `publishing` names left there, and leaving its own for the next: sealed,
-/// or in a first build kept to seal once the folder is written (`Publishing::unsealed`).
+/// or in a first build kept to seal once the folder is written (`Publishing::unsealed`);
+/// after an edit, the index is saved while the build goes on (`Publishing::saving`).
 pub(super) fn search_index_kept(
     config: &Config,
     corpus: &Corpus,
@@ -68,8 +69,9 @@ pub(super) fn search_index_kept(
     };
     let file = super::cache_file(config, super::SEARCH_CACHE_FILE);
     let saved = Some((file.as_path(), publishing.out.as_path()));
-    let (index, unsealed) = index_with_caches(config, corpus, prepared, None, saved);
-    publishing.unsealed.extend(unsealed);
+    let (index, kept) = index_with_caches(config, corpus, prepared, None, saved);
+    publishing.unsealed.extend(kept.unsealed);
+    publishing.saving.extend(kept.saving);
     index
 }
 
@@ -87,11 +89,11 @@ fn index_with_caches(
     prepared: &Prepared,
     terms: Option<&mut TermCache>,
     saved: Option<(&Path, &Path)>,
-) -> (SearchIndex, Vec<Unsealed>) {
+) -> (SearchIndex, Kept) {
     use crate::output::sealed;
     let started = std::time::Instant::now();
     let inputs = prepared.search_inputs(config, corpus);
-    let mut unsealed = Vec::new();
+    let (mut unsealed, mut saving) = (Vec::new(), Vec::new());
     let mut index = match saved {
         Some((file, out)) => {
             let text_keys = search::kept_terms::text_keys(&inputs);
@@ -112,11 +114,17 @@ fn index_with_caches(
                     if let Some(keep) = keep {
                         unsealed.extend(sealed::save_or_defer(&kept_file, out, &keep));
                     }
-                    unsealed.extend(sealed::save_or_defer(file, out, &index.to_bytes(key)));
+                    let index_bytes = index.to_bytes(key);
                     // Tokenizing most documents is a cold build's first peak (90 MB at
-                    // 11,000 cases); its pages should not be rendered beside what it freed.
+                    // 11,000 cases); its pages should not be rendered beside what it freed,
+                    // nor beside the index's bytes on their way to the disk. After an edit,
+                    // the index is saved while the pages are rendered.
                     if tokenized_anew {
+                        unsealed.extend(sealed::save_or_defer(file, out, &index_bytes));
+                        drop(index_bytes);
                         return_freed_memory();
+                    } else {
+                        saving.push(sealed::save_or_defer_aside(file, out, index_bytes));
                     }
                     index
                 }
@@ -125,7 +133,15 @@ fn index_with_caches(
         None => search::build_cached(&config.search, &inputs, terms),
     };
     index.stats.time = started.elapsed();
-    (index, unsealed)
+    (index, Kept { unsealed, saving })
+}
+
+/// The caches a one-shot build's search index leaves for the next build: drafts to seal
+/// once the output folder exists, and saves under way.
+#[derive(Default)]
+struct Kept {
+    unsealed: Vec<Unsealed>,
+    saving: Vec<crate::output::sealed::Saving>,
 }
 
 /// Memory freed by any thread, back to the system now, after a step that freed tens of
