@@ -78,6 +78,15 @@ impl Writer {
     }
 }
 
+/// Whether the file at `path` starts with `magic` and then `key`: read before the whole
+/// file, which is megabytes and checksummed, when a build would use it only under `key`.
+pub(crate) fn starts_with_key(path: &std::path::Path, magic: &[u8], key: u128) -> bool {
+    use std::io::Read;
+    let mut head = vec![0u8; magic.len() + 16];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
+    read.is_ok() && head[..magic.len()] == *magic && head[magic.len()..] == key.to_le_bytes()
+}
+
 /// Stamped entries by path: each one's stamp and what is kept for it, still in the file.
 pub(crate) type StampedEntries<'a> = std::collections::HashMap<&'a str, (&'a [u8], &'a [u8])>;
 

@@ -51,6 +51,7 @@ pub use import::{FieldChange, ImportOptions, ImportReport, import, template};
 pub use init::{Ci, DEFAULT_SHARDS, InitOptions, MAX_SHARDS, init};
 pub use package::Packed;
 pub use signing::{KeyFiles, PublicKey, SigningKey, key_is_encrypted, keygen};
+pub use site::memory::{FROM_NOTHING, return_freed_after};
 pub use site::{BuildOptions, Notice, Notices, Signing};
 pub use timestamp::Stamp;
 use timing::Stopwatch;

@@ -23,10 +23,6 @@ use serve_command::serve;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `mi_option_purge_delay` (its place in `mi_option_e`, the same in mimalloc 2
-/// and 3; `libmimalloc-sys` names no constant for it).
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
 #[derive(Parser)]
 #[command(
     name = "casebook",
@@ -464,9 +460,8 @@ fn main() -> ExitCode {
     // build frees the steps it is done with (the search index's tables, the export's
     // records) while the next ones grow, and the peak is the sum. 11,000 cases, cold: 348
     // to 310 MiB, for about 5 % more time in a warm build (benches/README.md, "Memory").
-    // SAFETY: sets one of mimalloc's options before any thread allocates much; it only
-    // changes when freed pages are returned.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 2) };
+    // A build after an edit sets a longer delay once it knows (`site::memory`).
+    casebook::return_freed_after(casebook::FROM_NOTHING);
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -36,6 +36,12 @@ pub(crate) fn key(config: &Config) -> u128 {
     h.digest()
 }
 
+/// Whether the cache in `file` was made under `key` (this casebook and configuration), by
+/// its first bytes alone.
+pub(crate) fn made_under(file: &std::path::Path, key: u128) -> bool {
+    crate::cache_file::starts_with_key(file, MAGIC, key)
+}
+
 /// The entries of a saved cache, by path relative to `content/`: each file's stamp and its
 /// parse, still encoded (decoded only for files that did not change).
 #[derive(Default)]

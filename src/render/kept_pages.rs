@@ -56,7 +56,7 @@ impl<'a> KeptPages<'a> {
         self.entries.is_empty()
     }
 
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 

@@ -98,7 +98,8 @@ impl<'a> Kept<'a> {
         self.docs.contains_key(&key)
     }
 
-    pub(super) fn len(&self) -> usize {
+    /// How many documents' terms are kept.
+    pub(crate) fn len(&self) -> usize {
         self.docs.len()
     }
 }

@@ -170,12 +170,7 @@ impl SearchIndex {
     /// Whether the file at `path` starts like an index saved under `key`: read before the
     /// whole file, which is megabytes and checksummed, since most builds find another key.
     pub(crate) fn saved_under(path: &std::path::Path, key: u128) -> bool {
-        use std::io::Read;
-        let mut head = vec![0u8; SAVED_MAGIC.len() + 16];
-        let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
-        read.is_ok()
-            && head[..SAVED_MAGIC.len()] == *SAVED_MAGIC
-            && head[SAVED_MAGIC.len()..] == key.to_le_bytes()
+        crate::cache_file::starts_with_key(path, SAVED_MAGIC, key)
     }
 
     /// A saved index, if it was saved under `key` and is whole.

@@ -42,11 +42,14 @@ fn load_listed(
     let file = super::cache_file(config, saved::FILE);
     let bytes = std::fs::read(&file).unwrap_or_default();
     let key = saved::key(config);
-    let listed = Listed {
-        files,
-        saved: saved::Saved::parse(&bytes, key),
-        key,
-    };
+    let saved = saved::Saved::parse(&bytes, key);
+    // A build that finds nearly every parse kept is an edit's (`super::memory`).
+    let markdown = files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".md"))
+        .count();
+    super::memory::return_freed_after_finding(saved.len(), markdown);
+    let listed = Listed { files, saved, key };
     let (corpus, diags, next) = crate::content::load_listed(config, drafts, listed)?;
     if let Some(next) = next {
         let _ = crate::output::save_atomically(&file, &next);

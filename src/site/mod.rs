@@ -21,6 +21,7 @@ mod files;
 mod hosting;
 mod load;
 mod manifest_files;
+pub(crate) mod memory;
 mod options;
 mod publish;
 mod release;

@@ -34,6 +34,7 @@ pub(super) fn prepare_kept(
     let bytes = sealed::load(&file, &publishing.out).unwrap_or_default();
     let key = crate::content::saved::key(config);
     let kept = KeptPages::parse(&bytes, key);
+    super::memory::return_freed_soon_unless(kept.len(), corpus.pages.len());
     let (prepared, keep) = crate::render::prepare_keeping(config, corpus, images, &kept, key)?;
     if let Some(keep) = keep {
         // A cache: a build that cannot save it is only slower next time.
@@ -107,6 +108,8 @@ fn index_with_caches(
                     let kept_file = file.with_file_name(search::kept_terms::FILE);
                     let kept_bytes = sealed::load(&kept_file, out).unwrap_or_default();
                     let kept = search::kept_terms::Kept::parse(&kept_bytes);
+                    let docs = inputs.iter().map(|input| input.docs.len()).sum();
+                    super::memory::return_freed_soon_unless(kept.len(), docs);
                     let (index, keep) =
                         search::kept_terms::build(&config.search, &inputs, &text_keys, kept);
                     // Caches: a build that cannot save them is only slower next time.
@@ -122,7 +125,7 @@ fn index_with_caches(
                     if tokenized_anew {
                         unsealed.extend(sealed::save_or_defer(file, out, &index_bytes));
                         drop(index_bytes);
-                        return_freed_memory();
+                        super::memory::return_freed_memory();
                     } else {
                         saving.push(sealed::save_or_defer_aside(file, out, index_bytes));
                     }
@@ -144,22 +147,6 @@ struct Kept {
     saving: Vec<crate::output::sealed::Saving>,
 }
 
-/// Memory freed by any thread, back to the system now, after a step that freed tens of
-/// megabytes. mimalloc returns freed pages a while after, on the thread that allocated them,
-/// when it next allocates: now and then a pool thread waited for work instead, and a cold
-/// build made its next step beside what the last one freed, peaking 40 to 80 MB higher
-/// (benches/README.md, "What else was tried"). Not after smaller steps: what is returned
-/// is faulted in again by the next.
-fn return_freed_memory() {
-    let collect = || {
-        // SAFETY: mi_collect only walks mimalloc's own structures; memory another allocator
-        // holds is left alone.
-        unsafe { libmimalloc_sys::mi_collect(true) }
-    };
-    rayon::broadcast(|_| collect());
-    collect();
-}
-
 /// A one-shot build's search files, taken out of its index to be given to the site's files
 /// rather than copied (8 MB at 11,000 cases, at the build's peak): it has no next build to
 /// keep them for. `None` for serve, or when the index is shared.
@@ -176,7 +163,7 @@ pub(super) fn take_for_site_files(
         // Returned only after most lists were made (a cold build): an edit's few are not
         // worth faulting in again.
         if prepared.forget_list_items() * 32 > state.corpus.pages.len() {
-            return_freed_memory();
+            super::memory::return_freed_memory();
         }
     }
     let index = std::sync::Arc::get_mut(&mut state.search)?;
