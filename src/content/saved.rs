@@ -73,6 +73,17 @@ impl<'a> Saved<'a> {
         self.entries.len()
     }
 
+    /// How many of `files` (as the walk found them) have their parse kept here.
+    pub(crate) fn kept_of(&self, files: &super::WalkedFiles) -> usize {
+        (files.iter())
+            .filter(|(rel, stamp)| {
+                stamp
+                    .as_ref()
+                    .is_some_and(|s| self.record(rel, s).is_some())
+            })
+            .count()
+    }
+
     /// The encoded parse of `rel` if its stamp is still `stamp`.
     pub(super) fn record(&self, rel: &str, stamp: &SourceStamp) -> Option<&'a [u8]> {
         let (saved, record) = self.entries.get(rel)?;

@@ -114,6 +114,14 @@ fn kept_parses_load_the_corpus_a_full_load_gives() {
             .record("rich.md", &stamped("rich.md").unwrap())
             .is_some()
     );
+    // Counted as the build finds its files: each kept under the stamp it has now.
+    assert_eq!(saved.kept_of(&files(&root, stamped)), markdown - 1);
+    let rich_changed = files(&root, |rel| match rel {
+        "rich.md" => Some([9; 56]),
+        _ => stamped(rel),
+    });
+    assert_eq!(saved.kept_of(&rich_changed), markdown - 2);
+    assert_eq!(saved.kept_of(&files(&root, |_| None)), 0);
 
     // All of it from the kept parses: the same corpus, and nothing new to keep.
     let (again, next) = load(&root, files(&root, stamped), &kept, key);

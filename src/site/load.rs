@@ -48,7 +48,7 @@ fn load_listed(
         .iter()
         .filter(|(path, _)| path.ends_with(".md"))
         .count();
-    super::memory::return_freed_after_finding(saved.len(), markdown);
+    super::memory::return_freed_after_finding(saved.kept_of(&files), markdown);
     let listed = Listed { files, saved, key };
     let (corpus, diags, next) = crate::content::load_listed(config, drafts, listed)?;
     if let Some(next) = next {
