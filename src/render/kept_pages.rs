@@ -267,20 +267,18 @@ fn toc(r: &mut Reader, depth: usize) -> Option<Vec<TocEntry>> {
 
 /// Records each `@/` target a page's markdown resolves, and where to.
 #[derive(Default)]
-pub(super) struct LinkLog(std::sync::Mutex<HashMap<String, Option<String>>>);
+pub(super) struct LinkLog(std::cell::RefCell<HashMap<String, Option<String>>>);
 
 impl LinkLog {
     /// `resolve`, with what it answered noted.
     pub(super) fn note(&self, target: &str, to: Option<String>) -> Option<String> {
-        let mut log = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        log.insert(target.to_string(), to.clone());
+        self.0.borrow_mut().insert(target.to_string(), to.clone());
         to
     }
 
     /// The targets in order, so the same markdown keeps the same bytes.
     pub(super) fn into_links(self) -> Links {
-        let log = self.0.into_inner().unwrap_or_else(|e| e.into_inner());
-        let mut links: Links = log.into_iter().collect();
+        let mut links: Links = self.0.into_inner().into_iter().collect();
         links.sort();
         links
     }

@@ -176,7 +176,8 @@ fn next_kept(
     let reused = pages.iter().filter(|p| p.kept_record().is_some()).count();
     let made = pages.iter().filter(|p| p.links.is_some()).count();
     let stale = made + (kept.len() - reused);
-    if stale * 32 <= pages.len() && !kept.is_empty() {
+    // Nothing new to keep; or a few pages changed since a file that holds the rest.
+    if stale == 0 || (stale * 32 <= pages.len() && !kept.is_empty()) {
         return None;
     }
     let room = pages.len() * 2048;
