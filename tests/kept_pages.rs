@@ -3,18 +3,12 @@
 //! Edits that change a page only through another file (the page it links to) build what a
 //! build from nothing builds, and a link that breaks is still reported.
 
-use crate::support::{SiteTest, assert_same_as_fresh};
+use crate::support::{Edit, SiteTest, assert_same_as_fresh, settle};
 
 const KEPT: &str = ".casebook-cache/pages.bin";
 const ABOUT: &str = "content/about.md";
 const PLAIN_A: &str = "content/docs/plain-a.md";
 const C2: &str = "content/cases/c-002/index.md";
-
-fn settle() {
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-}
-
-type Edit = fn(SiteTest) -> SiteTest;
 
 #[test]
 fn one_shot_builds_from_kept_pages_build_what_a_fresh_build_builds() {

@@ -2,17 +2,10 @@
 //! parses only the content files whose stamps changed, and builds what a build from
 //! nothing builds. A kept parse that came with a site is never used.
 
-use crate::support::{SiteTest, assert_same_as_fresh, copy_tree};
+use crate::support::{Edit, SiteTest, assert_same_as_fresh, copy_tree, settle};
 
 const KEPT: &str = ".casebook-cache/parsed.bin";
 const C2: &str = "content/cases/c-002/index.md";
-
-/// File times tick coarsely: a file changed less than two seconds ago is parsed, never kept.
-fn settle() {
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-}
-
-type Edit = fn(SiteTest) -> SiteTest;
 
 #[test]
 fn one_shot_builds_from_kept_parses_build_what_a_fresh_build_builds() {

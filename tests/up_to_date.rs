@@ -7,16 +7,10 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
-use crate::support::{SiteTest, copy_tree, tree};
+use crate::support::{SiteTest, copy_tree, settle, tree};
 
 const CASE: &str = "content/cases/c-001/index.md";
 const UP_TO_DATE: &str = "nothing changed since the last build";
-
-/// File times tick coarsely: a change less than two seconds old is never recorded (a build
-/// then runs in full). Tests wait that long before the build they expect to be recorded.
-fn settle() {
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-}
 
 /// Every file of the output: its bytes and when it was last written.
 fn output(dir: &Path) -> BTreeMap<String, (Vec<u8>, i64, i64)> {

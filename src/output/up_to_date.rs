@@ -90,14 +90,7 @@ fn tree(
         settled: Some(settled),
     };
     let mut found = Found::default();
-    let root = Folder::open(dir).ok()?;
-    walk(
-        &walk_with,
-        "",
-        listings::root_stamp(dir),
-        Below::root(&root),
-        &mut found,
-    )?;
+    walk_from_root(&walk_with, &mut found)?;
     let Found {
         entries: mut stamps,
         listings,
@@ -162,6 +155,18 @@ impl<S> Default for Found<S> {
             listed: 0,
         }
     }
+}
+
+/// Walks everything below `w.root` into `found`, stating from the root folder held open.
+fn walk_from_root<S: Send>(w: &Walk<S>, found: &mut Found<S>) -> Option<()> {
+    let root = Folder::open(w.root).ok()?;
+    walk(
+        w,
+        "",
+        listings::root_stamp(w.root),
+        Below::root(&root),
+        found,
+    )
 }
 
 /// Walks the folder `rel` (whose stamp is `stamp`, if known) and everything below it into
@@ -267,7 +272,6 @@ fn output_digest(out: &Path, kept_file: &Path) -> Option<Digest32> {
     let out_name = listings::root_name(out);
     let kept = listings::Kept::parse(&kept_bytes, &out_name);
     let mut found = Found::default();
-    let root = Folder::open(out).ok()?;
     let walk_with = Walk {
         root: out,
         skip: &[],
@@ -275,13 +279,7 @@ fn output_digest(out: &Path, kept_file: &Path) -> Option<Digest32> {
         kept: &kept,
         settled: listings::settled_now(),
     };
-    walk(
-        &walk_with,
-        "",
-        listings::root_stamp(out),
-        Below::root(&root),
-        &mut found,
-    )?;
+    walk_from_root(&walk_with, &mut found)?;
     if listings::worth_saving(found.listed, found.listings.len()) {
         // A cache: one that cannot be saved only means the next check lists every folder.
         let _ = super::save_atomically(kept_file, &listings::encode(&out_name, &found.listings));

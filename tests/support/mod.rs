@@ -270,6 +270,15 @@ pub fn attrs(html: &Html, selector: &str, attr: &str) -> Vec<String> {
 
 /// Builds `fresh`, the same input as `site` from scratch, and checks that `site`'s output
 /// is byte for byte the same.
+/// File times tick coarsely: a change less than two seconds old is never kept or recorded
+/// (the walk's `SETTLED`). Tests wait that long before a build that should keep it.
+pub fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+}
+
+/// An edit to a fixture site, made to the site under test and to a fresh copy alike.
+pub type Edit = fn(SiteTest) -> SiteTest;
+
 pub fn assert_same_as_fresh(site: &SiteTest, fresh: SiteTest) {
     fresh.build().success();
     assert!(
