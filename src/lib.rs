@@ -128,7 +128,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         let mut publishing = session.take_publishing().unwrap_or_default();
         lock = publishing.lock.take();
         let built = session.state().expect("a build that succeeded");
-        let prior = publishing.prior.as_ref().expect("scanned by the build");
+        let prior = publishing.prior.as_deref().expect("scanned by the build");
         let mut files: Vec<&output::Output> = built.files.values().map(Arc::as_ref).collect();
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let unwritable = output::unwritable_paths(&out, files.iter().map(|o| o.path.as_str()));

@@ -269,6 +269,18 @@ fn a_failed_build_leaves_the_previous_output_untouched() {
     site.build().failure(1);
     assert_eq!(tree(&site.public()), before);
     assert!(!site.root().join(".public.casebook-staging").exists());
+    // Every page rendered again (a new title): those done before the error were written
+    // beside the output, and are gone with the failed build.
+    let site = site
+        .edit("content/about.md", "weight = \"nine\"", "weight = 9")
+        .edit("casebook.toml", "Fixture archive", "Fixture archive, again")
+        .write(
+            "templates/page.html",
+            "{% extends \"base.html\" %}{% block content %}{{ page.nope }}{% endblock content %}",
+        );
+    site.build().failure(1).stderr_has("content/about.md");
+    assert_eq!(tree(&site.public()), before);
+    assert!(!site.root().join(".public.casebook-pending").exists());
 }
 
 #[test]

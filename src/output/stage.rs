@@ -1,13 +1,21 @@
-//! A new output folder's pages, written into its staging folder as they are rendered.
+//! A one-shot build's pages, written beside the output as they are rendered.
 //!
-//! When `casebook build` makes its output folder anew (the first build, or after the folder
-//! was removed), each page is handed to a pool of writer threads as soon as it is finished,
-//! instead of being held until the write stage: at 11,000 cases that is 115 MB of HTML
-//! less in memory, and the disk writes while the CPU renders. The staging folder is still
-//! renamed into place only by the write stage, once the whole build succeeded, so a failed
-//! build publishes nothing; a stage dropped before then removes its folder.
+//! Each page `casebook build` renders is handed to a pool of writer threads as soon as it
+//! is finished, instead of being held until the write stage: at 11,000 cases that is 115 MB
+//! of HTML less in memory, and the disk writes while the CPU renders.
+//!
+//! - A new output folder (the first build, or after the folder was removed) is written
+//!   into its staging folder, each page at its path.
+//! - An existing folder's changed pages go into the update's pending folder, each under a
+//!   name of its own, for the journal to move into place (`write.rs`). A page the last
+//!   build published exactly as it is now is not written at all; a page the folder holds
+//!   without a record of it is kept in memory, for the write stage to compare.
+//!
+//! Nothing is published before the write stage, once the whole build succeeded: a failed
+//! build publishes nothing, and a stage dropped before then removes its folder.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -15,9 +23,9 @@ use std::thread::JoinHandle;
 use sha2::{Digest, Sha256};
 
 use super::IO_THREADS;
-use super::beside::{new_staging, staging_dir};
+use super::beside::{Beside, new_staging, staging_dir};
 use super::disk::{create_folder, folders_of, write_file};
-use super::record::Stamp;
+use super::record::{Prior, Stamp};
 use super::{Data, Output, PathMap, PathSet};
 use crate::error::{Error, Result};
 
@@ -25,7 +33,20 @@ use crate::error::{Error, Result};
 /// stays bounded when the disk is slower than the renderer (the renderer then waits).
 const QUEUE: usize = 64;
 
-type Page = (String, Vec<u8>);
+/// A page for a writer: its output path, its file in the stage's folder, its bytes.
+type Page = (String, String, Vec<u8>);
+
+/// Where a stage's pages go.
+#[derive(Debug)]
+enum Target {
+    /// A new output folder: each page at its own path.
+    NewFolder,
+    /// An update of the folder `prior` describes: each changed page under the next name.
+    Update {
+        prior: Arc<Prior>,
+        next: AtomicUsize,
+    },
+}
 
 /// What one writer thread did.
 #[derive(Debug, Default)]
@@ -34,10 +55,12 @@ struct Done {
     error: Option<Error>,
 }
 
-/// The writer pool of a new output folder's staging folder.
+/// The writer pool of a new output folder's staging folder, or of an update's pending
+/// folder.
 #[derive(Debug)]
 pub(crate) struct Stage {
     dir: PathBuf,
+    target: Target,
     sender: Option<SyncSender<Page>>,
     writers: Vec<JoinHandle<Done>>,
     folders: Arc<Mutex<PathSet>>,
@@ -50,7 +73,8 @@ pub(crate) struct Staged {
     pub(super) stamps: PathMap<Stamp>,
     /// The folders made below `dir`.
     pub(super) folders: PathSet,
-    /// Set once the write stage renamed `dir` into place.
+    /// Set once the write stage renamed `dir` into place, or handed an update's pending
+    /// folder to its journal: `dir` is then not removed when this is dropped.
     pub(super) published: bool,
 }
 
@@ -70,7 +94,20 @@ impl Stage {
     /// Starts writing a new output folder `out` through its staging folder, removing what
     /// an interrupted build left there.
     pub(crate) fn open(out: &Path) -> Result<Stage> {
-        let dir = staging_dir(out);
+        Stage::start(staging_dir(out), Target::NewFolder)
+    }
+
+    /// Starts writing the pages that change in the existing output folder `prior`
+    /// describes into its pending folder. Call `recover` first: a pending folder found
+    /// here is one no journal was committed in, and is removed.
+    pub(crate) fn update(prior: Arc<Prior>) -> Result<Stage> {
+        let dir = Beside::of(&prior.out).pending;
+        crate::fault::point("make the pending folder").map_err(|e| Error::io(&dir, e))?;
+        let next = AtomicUsize::new(0);
+        Stage::start(dir, Target::Update { prior, next })
+    }
+
+    fn start(dir: PathBuf, target: Target) -> Result<Stage> {
         new_staging(&dir)?;
         let (sender, receiver) = sync_channel::<Page>(QUEUE);
         let receiver = Arc::new(Mutex::new(receiver));
@@ -83,6 +120,7 @@ impl Stage {
             .collect();
         Ok(Stage {
             dir,
+            target,
             sender: Some(sender),
             writers,
             folders,
@@ -90,27 +128,49 @@ impl Stage {
         })
     }
 
-    /// Hands a page's bytes to the writers; the output then stands for the staged file.
-    /// Other outputs are returned as they are.
+    /// Hands a page's bytes to the writers; the output then stands for the staged file
+    /// (or, in an update, for the published one when that is the same). Other outputs are
+    /// returned as they are.
     pub(crate) fn put(&self, output: Output) -> Output {
         let sender = self
             .sender
             .as_ref()
             .expect("taken only by `finish` and `drop`");
         let Output { path, data } = output;
-        match data {
-            Data::Bytes(bytes) => {
-                let data = Data::Staged {
-                    file: self.dir.join(&path),
-                    sha256: crate::hashing::hex(&Sha256::digest(&bytes)),
-                    size: bytes.len() as u64,
-                };
-                // A writer that failed keeps taking (and dropping) pages; `finish` says so.
-                let _ = sender.send((path.clone(), bytes));
-                Output { path, data }
+        let Data::Bytes(bytes) = data else {
+            return Output { path, data };
+        };
+        let sha256 = Sha256::digest(&bytes);
+        let file = match &self.target {
+            Target::NewFolder => path.clone(),
+            Target::Update { prior, next } => {
+                match prior.trusted.get(&path) {
+                    Some(entry) if entry.sha256[..] == sha256[..] => {
+                        let data = Data::Published {
+                            file: prior.out.join(&path),
+                            sha256: crate::hashing::hex(&sha256),
+                            size: entry.stamp.size,
+                        };
+                        return Output { path, data };
+                    }
+                    // Recorded with other bytes, or not there: written.
+                    Some(_) => {}
+                    None if !prior.files.contains_key(&path) => {}
+                    // There without a record (a deleted cache): the write stage compares.
+                    None => return Output::bytes(path, bytes),
+                }
+                // Not a number: the write stage names the files it puts there by index.
+                format!("p{}", next.fetch_add(1, Ordering::Relaxed))
             }
-            data => Output { path, data },
-        }
+        };
+        let data = Data::Staged {
+            file: self.dir.join(&file),
+            sha256: crate::hashing::hex(&sha256),
+            size: bytes.len() as u64,
+        };
+        // A writer that failed keeps taking (and dropping) pages; `finish` says so.
+        let _ = sender.send((path.clone(), file, bytes));
+        Output { path, data }
     }
 
     /// `output` through `stage`'s `put` when there is a stage, as it is when there is none.
@@ -173,22 +233,22 @@ fn write_pages(receiver: &Mutex<Receiver<Page>>, folders: &Mutex<PathSet>, dir: 
     let mut done = Done::default();
     loop {
         let next = receiver.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok((path, bytes)) = next else {
+        let Ok((path, file, bytes)) = next else {
             return done;
         };
         if done.error.is_some() {
             continue;
         }
-        match write_page(dir, folders, &path, &bytes) {
+        match write_page(dir, folders, &file, &bytes) {
             Ok(stamp) => done.stamps.push((path, stamp)),
             Err(e) => done.error = Some(e),
         }
     }
 }
 
-fn write_page(dir: &Path, folders: &Mutex<PathSet>, path: &str, bytes: &[u8]) -> Result<Stamp> {
-    make_folders(dir, folders, path)?;
-    write_file(&dir.join(path), bytes)
+fn write_page(dir: &Path, folders: &Mutex<PathSet>, file: &str, bytes: &[u8]) -> Result<Stamp> {
+    make_folders(dir, folders, file)?;
+    write_file(&dir.join(file), bytes)
 }
 
 /// Makes the folders of `path` that no writer made yet, parents first. Two writers may
@@ -251,6 +311,70 @@ mod tests {
         drop(done);
         assert!(!dir.exists(), "a staged site never published is removed");
         assert!(!out.exists());
+    }
+
+    #[test]
+    fn an_update_stages_only_what_changed_under_names_of_its_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("public");
+        std::fs::create_dir_all(out.join("a")).unwrap();
+        for (path, bytes) in [("a/index.html", "same"), ("b.html", "old"), ("c.html", "c")] {
+            std::fs::write(out.join(path), bytes).unwrap();
+        }
+        let stamp = |p: &str| Stamp::of(&std::fs::metadata(out.join(p)).unwrap());
+        let mut prior = Prior {
+            out: out.clone(),
+            exists: true,
+            ..Prior::default()
+        };
+        for path in ["a/index.html", "b.html", "c.html"] {
+            prior.files.insert(path.into(), stamp(path));
+        }
+        // c.html is there, but no record vouches for it.
+        for (path, bytes) in [("a/index.html", "same"), ("b.html", "old")] {
+            let entry = super::super::record::Entry {
+                sha256: Sha256::digest(bytes).into(),
+                stamp: stamp(path),
+                fingerprint: 0,
+            };
+            prior.trusted.insert(path.into(), entry);
+        }
+        let pending = Beside::of(&out).pending;
+        let stage = Stage::update(Arc::new(prior)).unwrap();
+        assert!(pending.is_dir());
+        let same = stage.put(Output::bytes("a/index.html", "same"));
+        let changed = stage.put(Output::bytes("b.html", "new"));
+        let unrecorded = stage.put(Output::bytes("c.html", "c"));
+        let added = stage.put(Output::bytes("d/index.html", "added"));
+        let Data::Published { file, size, .. } = &same.data else {
+            panic!("recorded as it is: {:?}", same.data);
+        };
+        assert_eq!((file, *size), (&out.join("a/index.html"), 4));
+        assert_eq!(
+            unrecorded.data,
+            Data::Bytes(b"c".to_vec()),
+            "compared when written"
+        );
+        let done = stage.finish().unwrap();
+        let mut names = Vec::new();
+        for (output, bytes) in [(&changed, "new"), (&added, "added")] {
+            let Data::Staged { file, .. } = &output.data else {
+                panic!("not staged: {:?}", output.data);
+            };
+            assert_eq!(file.parent(), Some(pending.as_path()), "one flat folder");
+            assert_eq!(std::fs::read(file).unwrap(), bytes.as_bytes());
+            assert!(done.stamps.contains_key(&output.path));
+            names.push(file.file_name().unwrap().to_string_lossy().into_owned());
+        }
+        assert!(names.iter().all(|n| n.parse::<usize>().is_err()));
+        assert_ne!(names[0], names[1]);
+        assert_eq!(std::fs::read_dir(&pending).unwrap().count(), 2);
+        assert_eq!(std::fs::read(out.join("b.html")).unwrap(), b"old");
+        drop(done);
+        assert!(
+            !pending.exists(),
+            "pages never handed to a journal are removed"
+        );
     }
 
     #[test]

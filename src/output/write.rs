@@ -39,7 +39,8 @@ pub(crate) struct Written {
 }
 
 /// Makes `prior.out` hold exactly `outputs`, and records them in `record_file`. `staged`
-/// holds the pages already written into a new folder's staging folder.
+/// holds the pages already written into a new folder's staging folder, or into an
+/// update's pending folder.
 pub(crate) fn write(
     outputs: &[&Output],
     prior: &Prior,
@@ -57,6 +58,7 @@ pub(crate) fn write(
                 fingerprints,
                 digests,
                 record_file,
+                staged,
                 &mut watch,
             )?
         } else {
@@ -149,16 +151,19 @@ enum Step {
     Write,
 }
 
-/// Updates an existing output folder: only changed files are written.
+/// Updates an existing output folder: only changed files are written. `staged` holds those
+/// already in the pending folder.
 fn update<'a>(
     outputs: &[&'a Output],
     prior: &Prior,
     fingerprints: &PathMap<Fingerprint>,
     digests: &Digests,
     record_file: &Path,
+    mut staged: Option<Staged>,
     watch: &mut Stopwatch,
 ) -> Result<(Vec<(&'a str, Entry)>, usize)> {
     let beside = Beside::of(&prior.out);
+    debug_assert!(staged.as_ref().is_none_or(|s| s.dir == beside.pending));
     let planned: Vec<(Step, [u8; 32])> = outputs
         .par_iter()
         .map(|o| plan(o, prior, digests))
@@ -192,15 +197,20 @@ fn update<'a>(
             written: written
                 .iter()
                 .map(|&i| journal::NewFile {
-                    pending: i.to_string(),
+                    pending: pending_name(i, outputs[i]),
                     path: outputs[i].path.clone(),
                     replaces: prior.files.contains_key(&outputs[i].path),
                 })
                 .collect(),
             created: journal::folders_to_make(written_paths, &prior.dirs),
         };
-        stamps = prepare(outputs, &written, &beside).inspect_err(|_| beside.discard_pending())?;
+        stamps = prepare(outputs, &written, &beside, staged.as_ref())
+            .inspect_err(|_| beside.discard_pending())?;
         watch.lap("write: files");
+        // From here the journal's steps keep or remove the pending folder.
+        if let Some(staged) = staged.as_mut() {
+            staged.published = true;
+        }
         commit_and_apply(&journal, &prior.out, &beside, record_file)?;
         watch.lap("write: commit");
     }
@@ -225,22 +235,49 @@ fn update<'a>(
     Ok((entries, changed))
 }
 
-/// Writes the files an update changes into the pending folder; returns their stamps.
+/// Writes the files an update changes into the pending folder, where `staged` pages
+/// already are; returns their stamps.
 fn prepare(
     outputs: &[&Output],
     written: &[usize],
     beside: &Beside,
+    staged: Option<&Staged>,
 ) -> Result<HashMap<usize, Stamp>> {
-    if beside.pending.exists() {
-        remove_tree(&beside.pending)?;
+    if staged.is_none() {
+        if beside.pending.exists() {
+            remove_tree(&beside.pending)?;
+        }
+        fault::point("make the pending folder")
+            .and_then(|()| std::fs::create_dir_all(&beside.pending))
+            .map_err(|e| Error::io(&beside.pending, e))?;
     }
-    fault::point("make the pending folder")
-        .and_then(|()| std::fs::create_dir_all(&beside.pending))
-        .map_err(|e| Error::io(&beside.pending, e))?;
     written
         .par_iter()
-        .map(|&i| Ok((i, put(outputs[i], &beside.pending.join(i.to_string()))?)))
+        .map(|&i| {
+            let o = outputs[i];
+            let stamp = match (&o.data, staged) {
+                (Data::Staged { file, .. }, Some(staged)) => {
+                    *staged.stamps.get(&o.path).ok_or_else(|| {
+                        Error::io(file, std::io::Error::other("a staged page was not written"))
+                    })?
+                }
+                _ => put(o, &beside.pending.join(pending_name(i, o)))?,
+            };
+            Ok((i, stamp))
+        })
         .collect()
+}
+
+/// The name of output `i`'s new file in an update's pending folder: a staged page's own,
+/// else its index.
+fn pending_name(i: usize, o: &Output) -> String {
+    match &o.data {
+        Data::Staged { file, .. } => file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| i.to_string()),
+        _ => i.to_string(),
+    }
 }
 
 /// Commits the journal and changes the output. An update that fails half-way is undone,
@@ -312,8 +349,13 @@ fn plan(o: &Output, prior: &Prior, digests: &Digests) -> Result<(Step, [u8; 32])
         return Ok((Step::Keep(entry.stamp), entry.sha256));
     }
     let sha256 = digest(o, digests)?;
-    if let Some(entry) = trusted.filter(|e| e.sha256 == sha256) {
-        return Ok((Step::Keep(entry.stamp), sha256));
+    if let Some(entry) = trusted {
+        // The record vouches for the published bytes: nothing to read to tell.
+        let step = match entry.sha256 == sha256 {
+            true => Step::Keep(entry.stamp),
+            false => Step::Write,
+        };
+        return Ok((step, sha256));
     }
     let Some(&stamp) = on_disk else {
         return Ok((Step::Write, sha256));

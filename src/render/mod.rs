@@ -89,16 +89,15 @@ pub(crate) struct HtmlPage {
     pub(crate) html: String,
 }
 
-/// One rendered page: its finished file and, for checks, its raw HTML.
-struct Finished {
-    output: Output,
-    html: Option<HtmlPage>,
-    fingerprint: Option<Fingerprint>,
-}
-
 /// A page job's result: its HTML before link rewriting (when `keep_html` was asked for), its
 /// finished file, and its fingerprint (when the build reuses unchanged pages).
-pub(crate) type RenderedPage = (Option<HtmlPage>, Output, Option<Fingerprint>);
+pub(crate) struct RenderedPage {
+    pub(crate) html: Option<HtmlPage>,
+    pub(crate) output: Output,
+    pub(crate) fingerprint: Option<Fingerprint>,
+    /// False when the page was taken as the last build published it, unrendered.
+    pub(crate) rendered: bool,
+}
 
 /// Renders page jobs from prepared data: everything it reads.
 pub(crate) struct Renderer<'a> {
@@ -238,11 +237,11 @@ impl<'a> Renderer<'a> {
     fn render<'j>(
         &self,
         jobs: impl IntoParallelIterator<Item = &'j Job<'j>>,
-    ) -> Result<Vec<Finished>>
+    ) -> Result<Vec<RenderedPage>>
     where
         'a: 'j,
     {
-        let results: Vec<std::result::Result<Finished, Diagnostic>> = jobs
+        let results: Vec<std::result::Result<RenderedPage, Diagnostic>> = jobs
             .into_par_iter()
             .map(|job| self.render_one(job))
             .collect();
@@ -263,11 +262,7 @@ impl<'a> Renderer<'a> {
     where
         'a: 'j,
     {
-        Ok(self
-            .render(jobs.par_iter().copied())?
-            .into_iter()
-            .map(|f| (f.html, f.output, f.fingerprint))
-            .collect())
+        self.render(jobs.par_iter().copied())
     }
 
     /// A job's source file and context, or (`hashing`) only a hash of its own values: an
@@ -426,7 +421,7 @@ impl<'a> Renderer<'a> {
 
     /// Renders one job, then rewrites its links and minifies it, so only the finished bytes
     /// of each page stay in memory.
-    fn render_one(&self, job: &Job) -> std::result::Result<Finished, Diagnostic> {
+    fn render_one(&self, job: &Job) -> std::result::Result<RenderedPage, Diagnostic> {
         let (config, shared) = (self.config, self.shared);
         let template = self.template(job);
         let url_path = self.url_path(job);
@@ -440,10 +435,11 @@ impl<'a> Renderer<'a> {
                 .prior
                 .published(&output::file_for_url(&url_path), fingerprint)
             {
-                return Ok(Finished {
+                return Ok(RenderedPage {
                     output,
                     html: None,
                     fingerprint: Some(fingerprint),
+                    rendered: false,
                 });
             }
         }
@@ -474,10 +470,11 @@ impl<'a> Renderer<'a> {
         }
         .into_bytes();
         let output = Output::bytes(output::file_for_url(&page.url_path), bytes);
-        Ok(Finished {
+        Ok(RenderedPage {
             output: output::Stage::put_in(self.stage, output),
             html: self.options.keep_html.then_some(page),
             fingerprint,
+            rendered: true,
         })
     }
 

@@ -175,8 +175,8 @@ impl Session {
         let rendered = renderer.render_pages(&todo)?;
         watch.lap("render pages");
         let mut merge = Merge::from(Some(state.files.as_ref()), self.incremental);
-        for (_, out, _) in rendered {
-            merge.put(out);
+        for page in rendered {
+            merge.put(page.output);
         }
         watch.lap("merge");
         let mut update = Update {

@@ -49,7 +49,7 @@ pub(super) fn make(
     }
     watch.lap("manifest");
     // A one-shot build leaves the published manifest as it is when nothing in it changed.
-    let prior = publishing.as_ref().and_then(|p| p.prior.as_ref());
+    let prior = publishing.as_ref().and_then(|p| p.prior.as_deref());
     let fingerprint = prior.map(|_| manifest.fingerprint());
     let published = prior
         .zip(fingerprint)

@@ -372,17 +372,19 @@ impl Session {
             let prior = scan
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            // A new output folder gets its pages as they are rendered.
-            if !prior.exists {
-                publishing.stage = Some(output::Stage::open(&publishing.out)?);
-            }
+            // Pages are written beside the output as they are rendered.
+            let prior = Arc::new(prior);
+            publishing.stage = Some(match prior.exists {
+                true => output::Stage::update(prior.clone())?,
+                false => output::Stage::open(&publishing.out)?,
+            });
             publishing.prior = Some(prior);
             watch.lap("scan output");
         }
         let images = match old {
             Some(o) if !content_changed => o.images.clone(),
             _ => {
-                let prior = self.publishing.as_ref().and_then(|p| p.prior.as_ref());
+                let prior = self.publishing.as_ref().and_then(|p| p.prior.as_deref());
                 let kept = self.incremental.then_some(&mut self.kept_images);
                 let last = old.map(|o| (o.images.as_ref(), changed));
                 let images = load::images(&self.options, &config, &corpus, prior, kept, last)?;
@@ -441,7 +443,7 @@ impl Session {
         let unchanged = self
             .publishing
             .as_ref()
-            .and_then(|p| p.prior.as_ref())
+            .and_then(|p| p.prior.as_deref())
             .map(|prior| {
                 let options = self.options.rendered_with();
                 render::Unchanged::new(prior, &config, &theme, &shared, &options)
@@ -534,15 +536,13 @@ impl Session {
             merge.remove(&output::file_for_url(&renderer.url_path(job)));
         }
         // Pages left as the last build published them were not rendered.
-        let rendered_count = rendered
-            .iter()
-            .filter(|(_, out, _)| !matches!(out.data, output::Data::Published { .. }))
-            .count();
+        let rendered_count = rendered.iter().filter(|r| r.rendered).count();
         let mut pages = Vec::new();
         let mut fingerprints = Vec::new();
-        for (page, out, fingerprint) in rendered {
-            pages.extend(page);
-            fingerprints.extend(fingerprint.map(|f| (out.path.clone(), f)));
+        for page in rendered {
+            pages.extend(page.html);
+            let out = page.output;
+            fingerprints.extend(page.fingerprint.map(|f| (out.path.clone(), f)));
             merge.put(out);
         }
         if let Some(publishing) = self.publishing.as_mut() {
@@ -694,10 +694,10 @@ impl Session {
                 .chain(site_outputs.iter().map(|o| o.path.as_str()));
             whole::check_collisions(&state.corpus, all)?;
             rendered_count = rendered.len();
-            for (page, out, _) in rendered {
-                kept_pages.extend(page);
-                page_files.insert(out.path.clone());
-                merge.put(out);
+            for page in rendered {
+                kept_pages.extend(page.html);
+                page_files.insert(page.output.path.clone());
+                merge.put(page.output);
             }
             let site_outputs = site_outputs.into_iter().map(|o| self.stage(o)).collect();
             site_files = merge.replace(&site_files, site_outputs);

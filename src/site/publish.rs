@@ -18,12 +18,12 @@ use crate::output;
 pub(crate) struct Publishing {
     pub(crate) out: PathBuf,
     /// Scanned while the content loads; `None` until then.
-    pub(crate) prior: Option<output::Prior>,
+    pub(crate) prior: Option<std::sync::Arc<output::Prior>>,
     /// Each rendered page's fingerprint, by output path.
     pub(crate) fingerprints: output::PathMap<output::Fingerprint>,
     /// The SHA-256 of the files the manifest hashed, for the write step.
     pub(crate) digests: output::Digests,
-    /// A new output folder's pages, written while the build goes on.
+    /// The pages, written beside the output while the build goes on.
     pub(crate) stage: Option<output::Stage>,
     /// Held from before the folder is looked at until the build ends.
     pub(crate) lock: Option<output::Lock>,
