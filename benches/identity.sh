@@ -8,8 +8,9 @@
 # (the working tree's twice, so that its warm rebuild is compared):
 # the bundled site at the domain root, with --portable and under a sub-path; the test
 # fixtures charts, i18n, minimal and search; and a generated corpus of CASES cases (default
-# 1500). Every output tree must be byte for byte the same: any difference is listed and the
-# script exits 1.
+# 1500), which is then built again after a change to its title (every page rendered into
+# the existing output), with and without the record of that output. Every output tree must
+# be byte for byte the same: any difference is listed and the script exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:-HEAD}
@@ -51,6 +52,16 @@ build_all() {
 }
 build_all "$work/casebook-old" "$work/old" 1
 build_all "$work/casebook-new" "$work/new" 2
+# Then every page rendered again into the existing output (the corpus's title changed),
+# and once more with the record of what each folder holds removed (every file compared).
+sed -i 's/^title = .*/title = "Identity, second edition"/' "$src/corpus/casebook.toml"
+"$work/casebook-old" build --root "$src/corpus" --output "$work/old/corpus" >/dev/null 2>&1
+"$work/casebook-new" build --root "$src/corpus" --output "$work/new/corpus" >/dev/null 2>&1
+sed -i 's/^title = .*/title = "Identity, third edition"/' "$src/corpus/casebook.toml"
+for side in old new; do
+  rm -f "$src/corpus/.casebook-cache/published.bin"
+  "$work/casebook-$side" build --root "$src/corpus" --output "$work/$side/corpus" >/dev/null 2>&1
+done
 
 files=$(find "$work/new" -type f ! -name ".*.casebook-key" | wc -l)
 # The key that seals each output folder (beside it) is random: not output.
