@@ -242,7 +242,7 @@ pub fn start(options: &ServeOptions, report: impl Fn(Report) + Send + 'static) -
         root,
         app: builder_app,
         report,
-        announced: Default::default(),
+        read: Default::default(),
     };
     let builder = std::thread::Builder::new()
         .name("casebook-build".into())

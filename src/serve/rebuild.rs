@@ -36,17 +36,46 @@ pub(super) struct Builder<R> {
     pub(super) root: PathBuf,
     pub(super) app: Arc<App>,
     pub(super) report: R,
-    /// Files the workbench saved and a rebuild has already read, with their size and
-    /// modification time then: the watcher's report of the same write rebuilds nothing.
-    pub(super) announced: HashMap<PathBuf, Stamp>,
+    /// What the rebuilds have read of each path reported changed.
+    pub(super) read: Read,
 }
 
-/// A file's size and modification time.
-type Stamp = (u64, Option<SystemTime>);
+/// The workbench's saves as the rebuilds read them: each saved file, or file reported
+/// changed, with its stamp when a rebuild last read it, and whether the workbench saved
+/// it. A save and the watcher's reports of it are one change, whichever comes first: the
+/// watcher may report the write before the workbench announces it, after, or in two
+/// batches. Other reports are always rebuilt.
+#[derive(Default)]
+pub(super) struct Read(HashMap<PathBuf, (Option<Stamp>, bool)>);
+
+impl Read {
+    /// `paths` (`saved` by the workbench, or reported by the watcher) without those a
+    /// rebuild read as they are now, when that or this report was a save; the others are
+    /// recorded as read now.
+    fn fresh(&mut self, paths: Vec<PathBuf>, saved: bool) -> Vec<PathBuf> {
+        paths
+            .into_iter()
+            .filter(|path| {
+                let now = stamp(path);
+                let (same_save, saved) = match self.0.get(path) {
+                    Some(&(then, was_saved)) if then == now && (saved || was_saved) => (true, true),
+                    _ => (false, saved),
+                };
+                self.0.insert(path.clone(), (now, saved));
+                !same_save
+            })
+            .collect()
+    }
+}
+
+/// A file's size, modification time and inode: a save by renaming a new file into place
+/// (the workbench's, most editors') always changes the inode.
+type Stamp = (u64, Option<SystemTime>, u64);
 
 fn stamp(path: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(path).ok()?;
-    Some((meta.len(), meta.modified().ok()))
+    Some((meta.len(), meta.modified().ok(), meta.ino()))
 }
 
 impl<R: Fn(Report)> Builder<R> {
@@ -84,14 +113,8 @@ impl<R: Fn(Report)> Builder<R> {
             let mut next = Some(message);
             while let Some(message) = next.take().or_else(|| self.incoming.try_recv().ok()) {
                 match message {
-                    Message::Changed(paths) => changed.extend(self.unannounced(paths)),
-                    Message::Saved(paths) => {
-                        for path in &paths {
-                            self.announced
-                                .extend(stamp(path).map(|s| (path.clone(), s)));
-                        }
-                        changed.extend(paths);
-                    }
+                    Message::Changed(paths) => changed.extend(self.read.fresh(paths, false)),
+                    Message::Saved(paths) => changed.extend(self.read.fresh(paths, true)),
                     Message::Stop => return,
                 }
             }
@@ -112,17 +135,6 @@ impl<R: Fn(Report)> Builder<R> {
             }
             failing = self.publish(result, failing, Report::Rebuilt);
         }
-    }
-
-    /// `paths` without the files a save announced and that are still as it wrote them.
-    fn unannounced(&mut self, paths: Vec<PathBuf>) -> Vec<PathBuf> {
-        paths
-            .into_iter()
-            .filter(|path| match self.announced.remove(path) {
-                Some(saved) => stamp(path) != Some(saved),
-                None => true,
-            })
-            .collect()
     }
 
     /// Serves a build step's result and tells the open pages; returns whether it failed.
@@ -216,6 +228,63 @@ mod tests {
             .iter()
             .map(|p| (p.to_string(), Arc::new(Output::bytes(*p, p.as_bytes()))))
             .collect()
+    }
+
+    #[test]
+    fn a_save_and_the_watchers_reports_of_it_are_rebuilt_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (case, other) = (tmp.path().join("case.md"), tmp.path().join("other.md"));
+        let save = |path: &Path, text: &str| {
+            let draft = path.with_extension("draft");
+            std::fs::write(&draft, text).unwrap();
+            std::fs::rename(&draft, path).unwrap();
+        };
+        let mut read = Read::default();
+        save(&case, "one");
+        // Reported by the watcher first, announced by the workbench next, reported again.
+        assert_eq!(
+            read.fresh(vec![case.clone()], false),
+            std::slice::from_ref(&case)
+        );
+        assert!(read.fresh(vec![case.clone()], true).is_empty());
+        assert!(read.fresh(vec![case.clone()], false).is_empty());
+        // Announced first, then reported in two batches.
+        save(&case, "two");
+        assert_eq!(
+            read.fresh(vec![case.clone()], true),
+            std::slice::from_ref(&case)
+        );
+        assert!(
+            read.fresh(vec![case.clone(), case.clone()], false)
+                .is_empty()
+        );
+        // The same size again: the new file is another inode.
+        save(&case, "six");
+        assert_eq!(
+            read.fresh(vec![case.clone()], true),
+            std::slice::from_ref(&case)
+        );
+        // Removed, then written again by hand.
+        std::fs::remove_file(&case).unwrap();
+        assert_eq!(
+            read.fresh(vec![case.clone()], false),
+            std::slice::from_ref(&case)
+        );
+        std::fs::write(&case, "by hand").unwrap();
+        assert_eq!(
+            read.fresh(vec![case.clone()], false),
+            std::slice::from_ref(&case)
+        );
+        // A file the workbench never saved is rebuilt at each report.
+        std::fs::write(&other, "x").unwrap();
+        assert_eq!(
+            read.fresh(vec![other.clone()], false),
+            std::slice::from_ref(&other)
+        );
+        assert_eq!(
+            read.fresh(vec![other.clone()], false),
+            std::slice::from_ref(&other)
+        );
     }
 
     #[test]
