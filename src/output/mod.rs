@@ -125,15 +125,17 @@ pub(crate) enum Data {
         sha256: String,
         size: u64,
     },
-    /// Already in the output folder, unchanged since the last build wrote it (a page whose
-    /// inputs did not change is not rendered again).
+    /// Already in the output folder, unchanged since the last build wrote it: a page whose
+    /// inputs did not change (not rendered again), or a file rendered to the bytes the
+    /// record says the folder holds (`stage.rs`).
     Published {
         file: PathBuf,
         sha256: String,
         size: u64,
     },
-    /// A page of a new output folder, already written into its staging folder
-    /// (`stage.rs`): only its hash and size are kept.
+    /// A file already written beside the output (`stage.rs`): into a new folder's staging
+    /// folder at its path, or into an update's pending folder under a name of its own.
+    /// Only its hash and size are kept.
     Staged {
         file: PathBuf,
         sha256: String,

@@ -128,9 +128,9 @@ impl Stage {
         })
     }
 
-    /// Hands a page's bytes to the writers; the output then stands for the staged file
-    /// (or, in an update, for the published one when that is the same). Other outputs are
-    /// returned as they are.
+    /// Hands a file's bytes (a page, a whole-site file) to the writers; the output then
+    /// stands for the staged file (or, in an update, for the published one when that is
+    /// the same). Other outputs are returned as they are.
     pub(crate) fn put(&self, output: Output) -> Output {
         let sender = self
             .sender

@@ -113,8 +113,8 @@ pub(crate) struct Renderer<'a> {
     pub(crate) links: Option<&'a LinkCache>,
     /// What the last build published (one-shot builds): unchanged pages are not rendered.
     pub(crate) unchanged: Option<&'a Unchanged<'a>>,
-    /// A new output folder's staging folder (one-shot builds): each finished page is
-    /// written there at once instead of being held in memory.
+    /// Where a one-shot build writes each finished page at once instead of holding it in
+    /// memory: a new output folder's staging folder, or an update's pending folder.
     pub(crate) stage: Option<&'a output::Stage>,
 }
 

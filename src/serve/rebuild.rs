@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::http::{self, App, Snapshot};
 use super::watch::{Watcher, watch_new_folders};
@@ -40,29 +40,39 @@ pub(super) struct Builder<R> {
     pub(super) read: Read,
 }
 
-/// The workbench's saves as the rebuilds read them: each saved file, or file reported
-/// changed, with its stamp when a rebuild last read it, and whether the workbench saved
-/// it. A save and the watcher's reports of it are one change, whichever comes first: the
-/// watcher may report the write before the workbench announces it, after, or in two
-/// batches. Other reports are always rebuilt.
+/// The workbench's saves as the rebuilds read them: each file saved or reported changed,
+/// with its stamp when its report was taken (before the rebuild that reads it), and when
+/// the workbench saved it, if it did. A save and the watcher's reports of it within
+/// `SAVE_REPORTED` are one change, whichever comes first: the watcher may report the
+/// write before the workbench announces it, after, or in two batches. Other reports are
+/// always rebuilt.
 #[derive(Default)]
-pub(super) struct Read(HashMap<PathBuf, (Option<Stamp>, bool)>);
+pub(super) struct Read(HashMap<PathBuf, (Option<Stamp>, Option<Instant>)>);
+
+/// How long after a save the watcher's reports of it are taken as that save. Later, a
+/// report of the file with the same stamp is rebuilt: an edit in place of the same size
+/// within one tick of the file system's clock would look the same.
+const SAVE_REPORTED: Duration = Duration::from_secs(2);
 
 impl Read {
-    /// `paths` (`saved` by the workbench, or reported by the watcher) without those a
-    /// rebuild read as they are now, when that or this report was a save; the others are
-    /// recorded as read now.
+    /// `paths` (`saved` by the workbench, or reported by the watcher) without those still
+    /// as they were when taken for a rebuild, if that or this report is a save (the
+    /// watcher's within `SAVE_REPORTED` of it); the others are recorded as taken now.
     fn fresh(&mut self, paths: Vec<PathBuf>, saved: bool) -> Vec<PathBuf> {
         paths
             .into_iter()
             .filter(|path| {
                 let now = stamp(path);
-                let (same_save, saved) = match self.0.get(path) {
-                    Some(&(then, was_saved)) if then == now && (saved || was_saved) => (true, true),
-                    _ => (false, saved),
+                let recent = |at: Instant| at.elapsed() < SAVE_REPORTED;
+                let (same, saved_at) = match self.0.get(path) {
+                    Some(&(then, at)) if then == now && saved => {
+                        (true, at.or(Some(Instant::now())))
+                    }
+                    Some(&(then, Some(at))) if then == now && recent(at) => (true, Some(at)),
+                    _ => (false, saved.then(Instant::now)),
                 };
-                self.0.insert(path.clone(), (now, saved));
-                !same_save
+                self.0.insert(path.clone(), (now, saved_at));
+                !same
             })
             .collect()
     }
@@ -125,7 +135,7 @@ impl<R: Fn(Report)> Builder<R> {
             let mut result = self.session.build(&changed);
             if result.is_err() {
                 // Perhaps a save in pieces: look again once the files are quiet.
-                let Some(later) = settle(&self.incoming) else {
+                let Some(later) = settle(&self.incoming, &mut self.read) else {
                     return;
                 };
                 if !later.is_empty() {
@@ -180,13 +190,14 @@ impl<R: Fn(Report)> Builder<R> {
     }
 }
 
-/// Waits until no change has arrived for `SETTLE`; returns the changes that did arrive,
-/// or `None` when the server stops meanwhile.
-fn settle(incoming: &mpsc::Receiver<Message>) -> Option<Vec<PathBuf>> {
+/// Waits until no change has arrived for `SETTLE`; returns the changes that did arrive
+/// (`Read::fresh`), or `None` when the server stops meanwhile.
+fn settle(incoming: &mpsc::Receiver<Message>, read: &mut Read) -> Option<Vec<PathBuf>> {
     let mut later = Vec::new();
     loop {
         match incoming.recv_timeout(SETTLE) {
-            Ok(Message::Changed(paths) | Message::Saved(paths)) => later.extend(paths),
+            Ok(Message::Changed(paths)) => later.extend(read.fresh(paths, false)),
+            Ok(Message::Saved(paths)) => later.extend(read.fresh(paths, true)),
             Ok(Message::Stop) | Err(mpsc::RecvTimeoutError::Disconnected) => return None,
             Err(mpsc::RecvTimeoutError::Timeout) => return Some(later),
         }
@@ -271,6 +282,21 @@ mod tests {
             std::slice::from_ref(&case)
         );
         std::fs::write(&case, "by hand").unwrap();
+        assert_eq!(
+            read.fresh(vec![case.clone()], false),
+            std::slice::from_ref(&case)
+        );
+        // Long after a save, a report of the file as it was is rebuilt.
+        save(&case, "ten");
+        assert_eq!(
+            read.fresh(vec![case.clone()], true),
+            std::slice::from_ref(&case)
+        );
+        let (stamped, _) = read.0[&case];
+        read.0.insert(
+            case.clone(),
+            (stamped, Some(Instant::now() - SAVE_REPORTED)),
+        );
         assert_eq!(
             read.fresh(vec![case.clone()], false),
             std::slice::from_ref(&case)

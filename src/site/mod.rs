@@ -617,7 +617,7 @@ impl Session {
         Ok(update)
     }
 
-    /// `out` written into a new output folder's staging folder at once, when there is one.
+    /// `out` written beside the output at once (`output::Stage`), when a build writes one.
     fn stage(&self, out: Output) -> Output {
         output::Stage::put_in(self.publishing.as_ref().and_then(|p| p.stage.as_ref()), out)
     }
