@@ -140,33 +140,31 @@ impl Stage {
         let Data::Bytes(bytes) = data else {
             return Output { path, data };
         };
-        let sha256 = Sha256::digest(&bytes);
+        let (sha256, size) = (
+            crate::hashing::hex(&Sha256::digest(&bytes)),
+            bytes.len() as u64,
+        );
         let file = match &self.target {
             Target::NewFolder => path.clone(),
-            Target::Update { prior, next } => {
-                match prior.trusted.get(&path) {
-                    Some(entry) if entry.sha256[..] == sha256[..] => {
-                        let data = Data::Published {
-                            file: prior.out.join(&path),
-                            sha256: crate::hashing::hex(&sha256),
-                            size: entry.stamp.size,
-                        };
-                        return Output { path, data };
-                    }
-                    // Recorded with other bytes, or not there: written.
-                    Some(_) => {}
-                    None if !prior.files.contains_key(&path) => {}
-                    // There without a record (a deleted cache): the write stage compares.
-                    None => return Output::bytes(path, bytes),
-                }
-                // Not a number: the write stage names the files it puts there by index.
-                format!("p{}", next.fetch_add(1, Ordering::Relaxed))
+            Target::Update { prior, .. } if prior.holds(&path, &sha256) => {
+                let file = prior.out.join(&path);
+                let data = Data::Published { file, sha256, size };
+                return Output { path, data };
             }
+            // There without a record (a deleted cache): the write stage compares.
+            Target::Update { prior, .. }
+                if !prior.trusted.contains_key(&path) && prior.files.contains_key(&path) =>
+            {
+                return Output::bytes(path, bytes);
+            }
+            // Recorded with other bytes, or not there: written, under a name that is not a
+            // number (the write stage names the files it puts there by index).
+            Target::Update { next, .. } => format!("p{}", next.fetch_add(1, Ordering::Relaxed)),
         };
         let data = Data::Staged {
             file: self.dir.join(&file),
-            sha256: crate::hashing::hex(&sha256),
-            size: bytes.len() as u64,
+            sha256,
+            size,
         };
         // A writer that failed keeps taking (and dropping) pages; `finish` says so.
         let _ = sender.send((path.clone(), file, bytes));
