@@ -11,7 +11,10 @@
 # - nothing to do: `casebook build` with nothing changed (the same stats, on both cores,
 #   with the folders' listings kept, and the record read);
 # - one case edited: a line added to one case's narrative, then `casebook build
-#   --timings`.
+#   --timings`;
+# - the same edit with the search index switched off (`[search] enabled = false`, on a copy
+#   of the archive): what the build costs without the one step whose every file depends on
+#   every case (BM25F scores move with the average field lengths).
 # Reported: medians of wall time, and of each `--timings` step of the edited build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,11 +26,18 @@ build_tools
 warm_corpus "$cases"
 sleep 2
 "$bin" build --root "$corpus" >/dev/null
+# The copy without search: its own output and caches, built twice so that it is warm.
+plain="$work/plain"
+cp -a "$corpus" "$plain"
+sed -i 's/^\[search\]$/[search]\nenabled = false/' "$plain/casebook.toml"
+grep -q '^enabled = false' "$plain/casebook.toml" || { echo "no [search] table to switch off" >&2; exit 1; }
+"$bin" build --root "$plain" >/dev/null
+"$bin" build --root "$plain" >/dev/null
 sync; sleep "${SETTLE:-5}"
 case_file="$corpus/content/cases/syn-000002/index.md"
 wall() { { /usr/bin/time -f '%e' "$@" >/dev/null; } 2>&1 | tail -1; }
 : >"$work/laps"
-finds=() noops=() edits=()
+finds=() noops=() edits=() plains=()
 for run in $(seq "$runs"); do
   finds+=("$(wall find "$corpus" -printf '%s %T@ %i\n')")
   noops+=("$(wall "$bin" build --root "$corpus")")
@@ -42,12 +52,16 @@ for run in $(seq "$runs"); do
   awk '/^  .* [0-9.]+ (ms|s)$/ {v = $(NF-1); if ($NF == "s") v *= 1000; n = $0;
        sub(/ +[0-9.]+ (ms|s)$/, "", n); sub(/^ +/, "", n); if (seen[n]++) n = n " (" seen[n] ")";
        print n "\t" v}' "$work/err" >>"$work/laps"
+  echo "Edited in round $run." >>"$plain/content/cases/syn-000002/index.md"
+  sleep 2.2
+  plains+=("$(wall "$bin" build --root "$plain")")
 done
 med() { printf '%s\n' "$@" | median; }
 echo "$cases cases, $runs rounds, medians (wall seconds)"
 echo "stat floor (find, one thread):   $(med "${finds[@]}") s, $(find "$corpus" | wc -l) entries"
 echo "nothing to do:                   $(med "${noops[@]}") s"
 echo "one case edited:                 $(med "${edits[@]}") s"
+echo "the same, search switched off:   $(med "${plains[@]}") s"
 echo "the edited build's steps (ms, median):"
 cut -f1 "$work/laps" | awk '!seen[$0]++' | while IFS= read -r step; do
   printf '  %-28s %7.1f\n' "$step" "$(awk -F'\t' -v s="$step" '$1 == s {print $2}' "$work/laps" | median)"
