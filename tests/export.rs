@@ -1,6 +1,6 @@
 //! The open-data export: `data/cases.json` and `data/cases.csv`.
 
-use crate::support::SiteTest;
+use crate::support::{Edit, SiteTest, assert_same_as_fresh, settle};
 
 #[test]
 fn json_has_every_case_with_fields_and_url() {
@@ -102,4 +102,63 @@ fn formula_like_titles_and_values_round_trip_through_import() {
         run.stdout
     );
     assert_eq!(before, crate::support::tree(&site.root().join("content")));
+}
+
+/// A one-shot build into an existing output takes the export as published while nothing it
+/// shows changed (issue 43): each edit below, built into the same output, must give what a
+/// build from nothing gives, the export included.
+#[test]
+fn an_export_taken_as_published_is_made_again_when_what_it_shows_changes() {
+    const C2: &str = "content/cases/c-002/index.md";
+    const CONFIG: &str = "casebook.toml";
+    let edits: [(&str, Edit); 6] = [
+        ("a case's narrative (not in the export)", |s| {
+            s.edit(C2, "Narrative of c-002.", "Narrative of c-002, edited.")
+        }),
+        ("a case's value", |s| {
+            s.edit(C2, "number = 102", "number = 112")
+        }),
+        ("a case's list value", |s| {
+            s.edit(
+                C2,
+                "indicators = [\"beating\"]",
+                "indicators = [\"starvation\"]",
+            )
+        }),
+        ("a case's title", |s| {
+            s.edit(C2, "title = \"Case two\"", "title = \"Case two, retitled\"")
+        }),
+        ("a field's label", |s| {
+            s.edit(CONFIG, "label = \"Number\"", "label = \"Detainee number\"")
+        }),
+        // Every case's URL.
+        ("the site's address", |s| {
+            s.edit(
+                CONFIG,
+                "https://example.org/",
+                "https://example.net/archive/",
+            )
+        }),
+    ];
+    let mut site = SiteTest::fixture("minimal");
+    site.build().success();
+    let mut done: Vec<Edit> = Vec::new();
+    for (what, edit) in edits {
+        settle();
+        let before = site.file("data/cases.json");
+        site = edit(site);
+        done.push(edit);
+        site.build().success();
+        let fresh = done.iter().fold(SiteTest::fixture("minimal"), |s, e| e(s));
+        println!("after {what}");
+        assert_same_as_fresh(&site, fresh);
+        let changed = site.file("data/cases.json") != before;
+        assert_eq!(changed, done.len() > 1, "{what}: export changed: {changed}");
+    }
+    // Changed by hand in the output: not taken as published, but made again.
+    settle();
+    std::fs::write(site.public().join("data/cases.csv"), "changed by hand").unwrap();
+    site.build().success();
+    let fresh = done.iter().fold(SiteTest::fixture("minimal"), |s, e| e(s));
+    assert_same_as_fresh(&site, fresh);
 }

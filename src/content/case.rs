@@ -65,7 +65,7 @@ pub(crate) struct Case {
     pub(crate) id_at: (usize, usize),
     pub(crate) values: BTreeMap<String, FieldValue>,
     /// Marked as a synthetic sample by the schema's `synthetic_field`.
-    pub(super) synthetic: bool,
+    pub(crate) synthetic: bool,
     /// Withdrawn from publication (`withdrawn = { reason, date }`): only a tombstone remains.
     pub(crate) withdrawn: Option<Withdrawal>,
 }

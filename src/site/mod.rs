@@ -635,7 +635,7 @@ impl Session {
         if self.kept_images.save() {
             watch.lap("image cache index");
         }
-        let mut search_files = whole::take_for_site_files(self.state.as_mut(), self.incremental);
+        let search_files = whole::take_for_site_files(self.state.as_mut(), self.incremental);
         let Some(state) = self.state.as_ref().filter(|s| s.stale != Stale::Fresh) else {
             return Ok(Update::default());
         };
@@ -676,10 +676,9 @@ impl Session {
                 &state.config,
                 &state.corpus,
                 &state.prepared,
-                search_files
-                    .take()
-                    .unwrap_or_else(|| search.outputs.clone()),
+                search_files.unwrap_or_else(|| search.outputs.clone()),
                 &url_paths,
+                self.publishing.as_mut(),
             )?;
             watch.lap("site files");
             // Every file of the site, once: pages (search pages included), attachments,

@@ -171,13 +171,15 @@ pub(super) fn take_for_site_files(
 }
 
 /// The sitemap, `robots.txt`, feeds, data export and the search index's files `search`.
-/// `url_paths` are those of every page.
+/// `url_paths` are those of every page. A one-shot build into an existing output
+/// (`publishing`) takes the export as published when nothing it is made from changed.
 pub(super) fn outputs(
     config: &Config,
     corpus: &Corpus,
     prepared: &Prepared,
     search: Vec<Output>,
     url_paths: &[String],
+    publishing: Option<&mut super::Publishing>,
 ) -> Result<Vec<Output>> {
     // Independent of each other: made side by side.
     let ((sitemap, feeds), export) = rayon::join(
@@ -187,7 +189,7 @@ pub(super) fn outputs(
                 || feeds::atom(config, corpus, prepared.page_markdown()),
             )
         },
-        || export::cases(config, corpus),
+        || export_kept(config, corpus, publishing),
     );
     let mut outputs = Vec::with_capacity(search.len() + feeds.len() + 4);
     outputs.extend(sitemap);
@@ -198,6 +200,31 @@ pub(super) fn outputs(
     outputs.extend(export?);
     outputs.extend(search);
     Ok(outputs)
+}
+
+/// The data export, as the last build published it when its fingerprint is the same (and
+/// its files untouched), else made; its fingerprint is recorded for the next build.
+fn export_kept(
+    config: &Config,
+    corpus: &Corpus,
+    publishing: Option<&mut super::Publishing>,
+) -> Result<Vec<Output>> {
+    let Some(publishing) = publishing.filter(|p| p.prior.is_some()) else {
+        return export::cases(config, corpus);
+    };
+    let Some(fingerprint) = export::fingerprint(config, corpus) else {
+        return export::cases(config, corpus);
+    };
+    let prior = publishing.prior.as_deref().expect("filtered above");
+    let published: Option<Vec<Output>> = (export::FILES.iter())
+        .map(|file| prior.published(file, fingerprint))
+        .collect();
+    for file in export::FILES {
+        publishing
+            .fingerprints
+            .insert(file.to_string(), fingerprint);
+    }
+    published.map_or_else(|| export::cases(config, corpus), Ok)
 }
 
 const SAME_PATH_HINT: &str =
