@@ -3,7 +3,7 @@
 //! Edits that change a page only through another file (the page it links to) build what a
 //! build from nothing builds, and a link that breaks is still reported.
 
-use crate::support::{Edit, SiteTest, assert_same_as_fresh, settle};
+use crate::support::{Edit, EditedFixture, SiteTest, settle};
 
 const KEPT: &str = ".casebook-cache/pages.bin";
 const ABOUT: &str = "content/about.md";
@@ -45,15 +45,10 @@ fn one_shot_builds_from_kept_pages_build_what_a_fresh_build_builds() {
     let mut site = SiteTest::fixture("minimal");
     site.build().success();
     assert!(site.root().join(KEPT).is_file(), "no pages kept");
-    let mut done: Vec<Edit> = Vec::new();
+    let mut edited = EditedFixture::new("minimal");
     for (what, edit) in edits {
         settle();
-        site = edit(site);
-        done.push(edit);
-        site.build().success();
-        let fresh = done.iter().fold(SiteTest::fixture("minimal"), |s, e| e(s));
-        println!("after {what}");
-        assert_same_as_fresh(&site, fresh);
+        site = edited.build_after(site, what, edit);
     }
     let case = site.file("cases/c-002/index.html");
     assert!(

@@ -2,7 +2,7 @@
 //! parses only the content files whose stamps changed, and builds what a build from
 //! nothing builds. A kept parse that came with a site is never used.
 
-use crate::support::{Edit, SiteTest, assert_same_as_fresh, copy_tree, settle};
+use crate::support::{Edit, EditedFixture, SiteTest, copy_tree, settle};
 
 const KEPT: &str = ".casebook-cache/parsed.bin";
 const C2: &str = "content/cases/c-002/index.md";
@@ -35,14 +35,9 @@ fn one_shot_builds_from_kept_parses_build_what_a_fresh_build_builds() {
     settle();
     site.build().success();
     assert!(site.root().join(KEPT).is_file(), "nothing kept");
-    let mut done: Vec<Edit> = Vec::new();
+    let mut edited = EditedFixture::new("minimal");
     for (what, edit) in edits {
-        site = edit(site);
-        done.push(edit);
-        site.build().success();
-        let fresh = done.iter().fold(SiteTest::fixture("minimal"), |s, e| e(s));
-        println!("after {what}");
-        assert_same_as_fresh(&site, fresh);
+        site = edited.build_after(site, what, edit);
         // The next edit finds this one's file settled, and its parse kept.
         settle();
     }

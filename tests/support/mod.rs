@@ -279,6 +279,38 @@ pub fn settle() {
 /// An edit to a fixture site, made to the site under test and to a fresh copy alike.
 pub type Edit = fn(SiteTest) -> SiteTest;
 
+/// Edits made one after another to a fixture site, each built into the same output and
+/// compared with a build from nothing of the fixture with every edit so far.
+pub struct EditedFixture {
+    fixture: &'static str,
+    done: Vec<Edit>,
+}
+
+impl EditedFixture {
+    pub fn new(fixture: &'static str) -> Self {
+        EditedFixture {
+            fixture,
+            done: Vec::new(),
+        }
+    }
+
+    /// Makes `edit` on `site` and builds it: its output must be what a build from nothing
+    /// gives (`what` names the edit when it is not).
+    pub fn build_after(&mut self, site: SiteTest, what: &str, edit: Edit) -> SiteTest {
+        let site = edit(site);
+        self.done.push(edit);
+        site.build().success();
+        println!("after {what}");
+        assert_same_as_fresh(&site, self.fresh());
+        site
+    }
+
+    /// A fresh copy of the fixture with every edit so far made.
+    pub fn fresh(&self) -> SiteTest {
+        (self.done.iter()).fold(SiteTest::fixture(self.fixture), |s, e| e(s))
+    }
+}
+
 pub fn assert_same_as_fresh(site: &SiteTest, fresh: SiteTest) {
     fresh.build().success();
     assert!(
