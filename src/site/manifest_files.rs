@@ -49,21 +49,15 @@ pub(super) fn make(
     }
     watch.lap("manifest");
     // A one-shot build leaves the published manifest as it is when nothing in it changed.
-    let prior = publishing.as_ref().and_then(|p| p.prior.as_deref());
-    let fingerprint = prior.map(|_| manifest.fingerprint());
-    let published = prior
-        .zip(fingerprint)
-        .and_then(|(prior, f)| prior.published(manifest::MANIFEST, f));
+    let published = (publishing.as_deref_mut())
+        .filter(|p| p.prior.is_some())
+        .and_then(|p| p.published(&[manifest::MANIFEST], manifest.fingerprint()))
+        .and_then(|files| files.into_iter().next());
     // Independent of each other: the manifest's bytes and the proofs.
     let (manifest_file, mut made) = rayon::join(
         || published.unwrap_or_else(|| manifest.output()),
         || release::proofs(&tree, &manifest, options.publishes_proofs()),
     );
-    if let (Some(publishing), Some(f)) = (publishing.as_deref_mut(), fingerprint) {
-        publishing
-            .fingerprints
-            .insert(manifest::MANIFEST.to_string(), f);
-    }
     watch.lap("manifest file and proofs");
     if let Some(signing) = &options.signing {
         let signature = release::signature(

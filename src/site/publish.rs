@@ -53,6 +53,25 @@ impl super::Session {
 }
 
 impl Publishing {
+    /// Whole-site files as the last build published them, when each is untouched and
+    /// recorded under `fingerprint` (a hash of everything they are made from); `None` when
+    /// any is not, or before the output was scanned. The fingerprint is recorded for the
+    /// next build either way.
+    pub(super) fn published(
+        &mut self,
+        paths: &[&str],
+        fingerprint: output::Fingerprint,
+    ) -> Option<Vec<output::Output>> {
+        let prior = self.prior.as_deref()?;
+        let published: Option<Vec<output::Output>> = (paths.iter())
+            .map(|path| prior.published(path, fingerprint))
+            .collect();
+        for path in paths {
+            self.fingerprints.insert(path.to_string(), fingerprint);
+        }
+        published
+    }
+
     /// Checks, locks and recovers the output folder, then starts scanning it. A build
     /// stopped after its commit is completed first, even if this one fails: the output is
     /// then whole again.

@@ -209,21 +209,13 @@ fn export_kept(
     corpus: &Corpus,
     publishing: Option<&mut super::Publishing>,
 ) -> Result<Vec<Output>> {
-    let Some(publishing) = publishing.filter(|p| p.prior.is_some()) else {
-        return export::cases(config, corpus);
-    };
-    let Some(fingerprint) = export::fingerprint(config, corpus) else {
-        return export::cases(config, corpus);
-    };
-    let prior = publishing.prior.as_deref().expect("filtered above");
-    let published: Option<Vec<Output>> = (export::FILES.iter())
-        .map(|file| prior.published(file, fingerprint))
-        .collect();
-    for file in export::FILES {
-        publishing
-            .fingerprints
-            .insert(file.to_string(), fingerprint);
-    }
+    // Hashed only for a build that has a record to compare with (not `serve`).
+    let published = publishing
+        .filter(|p| p.prior.is_some())
+        .and_then(|publishing| {
+            let fingerprint = export::fingerprint(config, corpus)?;
+            publishing.published(&export::FILES, fingerprint)
+        });
     published.map_or_else(|| export::cases(config, corpus), Ok)
 }
 
